@@ -1,0 +1,120 @@
+#include "echo_service.h"
+
+#include <grpc/compression.h>
+#include <grpcpp/security/server_credentials.h>
+
+#include "pooled_gzip/pooled_gzip.h"
+
+namespace pooled_gzip::echo {
+namespace {
+
+// Applies the request's response_encoding, if any, to the call. Returns
+// false if it names an unknown algorithm.
+bool ApplyResponseEncoding(const EchoRequest& request,
+                           grpc::ServerContext* context) {
+  if (request.response_encoding().empty()) return true;
+  grpc_compression_algorithm algorithm;
+  if (!ParseAlgorithm(request.response_encoding(), &algorithm)) return false;
+  context->set_compression_algorithm(algorithm);
+  return true;
+}
+
+grpc::Status UnknownEncoding(const EchoRequest& request) {
+  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                      "unknown response_encoding: " +
+                          request.response_encoding());
+}
+
+}  // namespace
+
+bool ParseAlgorithm(const std::string& name,
+                    grpc_compression_algorithm* algorithm) {
+  if (name == "none") {
+    *algorithm = GRPC_COMPRESS_NONE;
+    return true;
+  }
+  return grpc_compression_algorithm_parse(
+             grpc_slice_from_static_buffer(name.data(), name.size()),
+             algorithm) != 0;
+}
+
+grpc::Status EchoServiceImpl::Unary(grpc::ServerContext* context,
+                                    const EchoRequest* request,
+                                    EchoResponse* response) {
+  if (!ApplyResponseEncoding(*request, context)) {
+    return UnknownEncoding(*request);
+  }
+  response->set_payload(request->payload());
+  return grpc::Status::OK;
+}
+
+grpc::Status EchoServiceImpl::ServerStream(
+    grpc::ServerContext* context, const EchoRequest* request,
+    grpc::ServerWriter<EchoResponse>* writer) {
+  if (!ApplyResponseEncoding(*request, context)) {
+    return UnknownEncoding(*request);
+  }
+  EchoResponse response;
+  response.set_payload(request->payload());
+  const uint32_t count = std::max<uint32_t>(request->response_count(), 1);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!writer->Write(response)) break;
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status EchoServiceImpl::ClientStream(
+    grpc::ServerContext* context, grpc::ServerReader<EchoRequest>* reader,
+    EchoResponse* response) {
+  EchoRequest request;
+  uint64_t messages = 0;
+  uint64_t bytes = 0;
+  while (reader->Read(&request)) {
+    if (messages == 0 && !ApplyResponseEncoding(request, context)) {
+      return UnknownEncoding(request);
+    }
+    ++messages;
+    bytes += request.payload().size();
+    *response->mutable_payload() = std::move(*request.mutable_payload());
+  }
+  response->set_received_messages(messages);
+  response->set_received_bytes(bytes);
+  return grpc::Status::OK;
+}
+
+grpc::Status EchoServiceImpl::Bidi(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<EchoResponse, EchoRequest>* stream) {
+  EchoRequest request;
+  EchoResponse response;
+  bool first = true;
+  while (stream->Read(&request)) {
+    if (first && !ApplyResponseEncoding(request, context)) {
+      return UnknownEncoding(request);
+    }
+    first = false;
+    *response.mutable_payload() = std::move(*request.mutable_payload());
+    if (!stream->Write(response)) break;
+  }
+  return grpc::Status::OK;
+}
+
+RunningServer StartEchoServer(const ServerOptions& options) {
+  RunningServer running;
+  running.service = std::make_unique<EchoServiceImpl>();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(),
+                           &running.port);
+  builder.RegisterService(running.service.get());
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.SetMaxSendMessageSize(64 << 20);
+  builder.SetDefaultCompressionAlgorithm(options.default_algorithm);
+  if (options.pooled) {
+    builder.AddChannelArgument(kArgLevel, options.level);
+    EnableOnServer(builder);
+  }
+  running.server = builder.BuildAndStart();
+  return running;
+}
+
+}  // namespace pooled_gzip::echo

@@ -1,0 +1,53 @@
+// The echo service behind the example server, the tests and the benchmarks.
+
+#ifndef POOLED_GZIP_EXAMPLES_ECHO_SERVICE_H_
+#define POOLED_GZIP_EXAMPLES_ECHO_SERVICE_H_
+
+#include <grpcpp/server_builder.h>
+
+#include <memory>
+#include <string>
+
+#include "echo.grpc.pb.h"
+
+namespace pooled_gzip::echo {
+
+class EchoServiceImpl final : public Echo::Service {
+ public:
+  grpc::Status Unary(grpc::ServerContext* context, const EchoRequest* request,
+                     EchoResponse* response) override;
+  grpc::Status ServerStream(grpc::ServerContext* context,
+                            const EchoRequest* request,
+                            grpc::ServerWriter<EchoResponse>* writer) override;
+  grpc::Status ClientStream(grpc::ServerContext* context,
+                            grpc::ServerReader<EchoRequest>* reader,
+                            EchoResponse* response) override;
+  grpc::Status Bidi(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<EchoResponse, EchoRequest>* stream) override;
+};
+
+// How the example server compresses its responses.
+struct ServerOptions {
+  std::string address = "127.0.0.1:0";
+  bool pooled = true;  // false: stock gRPC compression
+  grpc_compression_algorithm default_algorithm = GRPC_COMPRESS_NONE;
+  int level = -1;  // pooled mode only
+};
+
+// A running echo server and the port it got.
+struct RunningServer {
+  std::unique_ptr<EchoServiceImpl> service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+};
+
+RunningServer StartEchoServer(const ServerOptions& options);
+
+// Parses "none"/"identity", "gzip" or "deflate"; false for anything else.
+bool ParseAlgorithm(const std::string& name,
+                    grpc_compression_algorithm* algorithm);
+
+}  // namespace pooled_gzip::echo
+
+#endif  // POOLED_GZIP_EXAMPLES_ECHO_SERVICE_H_

@@ -1,0 +1,255 @@
+// A bounded, thread-local pool of expensive-to-create contexts.
+//
+// Layer 1 of pooled-gzip: it knows nothing of zlib or gRPC. What a context is,
+// how it is created, reset, measured and destroyed comes from a Policy:
+//
+//   struct Policy {
+//     using Context = ...;   // the pooled type
+//     using Key = ...;       // contexts with different keys never mix;
+//                            // must be equality-comparable and copyable
+//     static Context* Create(const Key&);        // nullptr on failure
+//     static bool Reset(Context*);               // false: do not reuse
+//     static size_t Bytes(const Context&);       // heap owned right now
+//     static void Destroy(Context*);
+//   };
+//
+// Each thread keeps its own free list per key, so Acquire and release take no
+// lock; the only shared state is a handful of relaxed atomic counters. Memory
+// is bounded twice: at most `max_idle_per_thread_per_key` idle contexts per
+// thread and key, and at most `max_pooled_bytes` idle bytes in the whole
+// process. Whatever would exceed either cap is destroyed instead of pooled,
+// and a thread's idle contexts are destroyed when the thread exits.
+//
+// A checkout is a std::unique_ptr whose deleter returns the context, so a
+// context goes back exactly once by construction. Code that saw the context
+// fail calls Discard() instead, which destroys it.
+
+#ifndef POOLED_GZIP_CONTEXT_POOL_H_
+#define POOLED_GZIP_CONTEXT_POOL_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip {
+
+struct PoolLimits {
+  // Idle contexts one thread keeps per key. A thread compresses one message
+  // at a time, so 2 leaves room for a nested use without hoarding.
+  size_t max_idle_per_thread_per_key = 2;
+  // Idle bytes across all threads. 64 MiB holds about 240 idle gzip writers.
+  size_t max_pooled_bytes = size_t{64} << 20;
+};
+
+template <typename Policy>
+class ThreadLocalPool {
+ public:
+  using Context = typename Policy::Context;
+  using Key = typename Policy::Key;
+
+  class Returner {
+   public:
+    Returner() = default;
+    Returner(ThreadLocalPool* pool, Key key) : pool_(pool), key_(key) {}
+    void operator()(Context* context) const {
+      pool_->Release(key_, context);
+    }
+
+   private:
+    ThreadLocalPool* pool_ = nullptr;
+    Key key_{};
+  };
+
+  // A checked-out context; destroying the handle returns it to this thread's
+  // free list. Must not outlive the pool.
+  using Handle = std::unique_ptr<Context, Returner>;
+
+  explicit ThreadLocalPool(PoolLimits limits = {})
+      : shared_(std::make_shared<Shared>(limits)) {}
+
+  // Idle contexts of other threads stay accounted in the shared state until
+  // those threads exit; this thread's are destroyed now.
+  ~ThreadLocalPool() { LocalCache::Get().DropPool(shared_.get()); }
+
+  ThreadLocalPool(const ThreadLocalPool&) = delete;
+  ThreadLocalPool& operator=(const ThreadLocalPool&) = delete;
+
+  // Returns an idle context for `key` from this thread, or a new one. A null
+  // handle means the policy could not create a context.
+  Handle Acquire(const Key& key) {
+    std::vector<Context*>& idle = LocalCache::Get().IdleList(shared_, key);
+    Context* context = nullptr;
+    if (!idle.empty()) {
+      context = idle.back();
+      idle.pop_back();
+      shared_->pooled_bytes.fetch_sub(Policy::Bytes(*context),
+                                      std::memory_order_relaxed);
+      shared_->pooled.fetch_sub(1, std::memory_order_relaxed);
+      shared_->reused.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      context = Policy::Create(key);
+      if (context == nullptr) return Handle(nullptr, Returner(this, key));
+      shared_->created.fetch_add(1, std::memory_order_relaxed);
+    }
+    return Handle(context, Returner(this, key));
+  }
+
+  // Destroys a context that saw an error, so that it is never reused.
+  void Discard(Handle handle) {
+    Context* context = handle.release();
+    if (context == nullptr) return;
+    shared_->discarded.fetch_add(1, std::memory_order_relaxed);
+    shared_->Destroy(context);
+  }
+
+  // Caps apply to contexts released from now on; idle ones are not trimmed.
+  void SetLimits(const PoolLimits& limits) {
+    shared_->max_idle_per_thread_per_key.store(
+        limits.max_idle_per_thread_per_key, std::memory_order_relaxed);
+    shared_->max_pooled_bytes.store(limits.max_pooled_bytes,
+                                    std::memory_order_relaxed);
+  }
+
+  PoolLimits limits() const {
+    PoolLimits limits;
+    limits.max_idle_per_thread_per_key =
+        shared_->max_idle_per_thread_per_key.load(std::memory_order_relaxed);
+    limits.max_pooled_bytes =
+        shared_->max_pooled_bytes.load(std::memory_order_relaxed);
+    return limits;
+  }
+
+  PoolStats Stats() const {
+    PoolStats stats;
+    stats.created = shared_->created.load(std::memory_order_relaxed);
+    stats.reused = shared_->reused.load(std::memory_order_relaxed);
+    stats.destroyed = shared_->destroyed.load(std::memory_order_relaxed);
+    stats.discarded = shared_->discarded.load(std::memory_order_relaxed);
+    stats.rejected_by_caps = shared_->rejected.load(std::memory_order_relaxed);
+    stats.pooled = shared_->pooled.load(std::memory_order_relaxed);
+    stats.pooled_bytes = shared_->pooled_bytes.load(std::memory_order_relaxed);
+    stats.live = stats.created - stats.destroyed;
+    return stats;
+  }
+
+ private:
+  // Outlives the pool object while any thread still holds idle contexts for
+  // it, so that thread exit can always account for what it destroys.
+  struct Shared {
+    explicit Shared(const PoolLimits& limits)
+        : max_idle_per_thread_per_key(limits.max_idle_per_thread_per_key),
+          max_pooled_bytes(limits.max_pooled_bytes) {}
+
+    void Destroy(Context* context) {
+      Policy::Destroy(context);
+      destroyed.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    // Takes an idle context out of the books and destroys it.
+    void DestroyIdle(Context* context) {
+      pooled_bytes.fetch_sub(Policy::Bytes(*context),
+                             std::memory_order_relaxed);
+      pooled.fetch_sub(1, std::memory_order_relaxed);
+      Destroy(context);
+    }
+
+    std::atomic<size_t> max_idle_per_thread_per_key;
+    std::atomic<size_t> max_pooled_bytes;
+    std::atomic<uint64_t> created{0};
+    std::atomic<uint64_t> reused{0};
+    std::atomic<uint64_t> destroyed{0};
+    std::atomic<uint64_t> discarded{0};
+    std::atomic<uint64_t> rejected{0};
+    std::atomic<uint64_t> pooled{0};
+    std::atomic<uint64_t> pooled_bytes{0};
+  };
+
+  // This thread's idle contexts, for every pool of this Policy type.
+  class LocalCache {
+   public:
+    static LocalCache& Get() {
+      static thread_local LocalCache cache;
+      return cache;
+    }
+
+    ~LocalCache() {
+      for (Slot& slot : slots_) {
+        for (Context* context : slot.idle) slot.shared->DestroyIdle(context);
+      }
+    }
+
+    std::vector<Context*>& IdleList(const std::shared_ptr<Shared>& shared,
+                                    const Key& key) {
+      for (Slot& slot : slots_) {
+        if (slot.shared.get() == shared.get() && slot.key == key) {
+          return slot.idle;
+        }
+      }
+      slots_.push_back(Slot{shared, key, {}});
+      return slots_.back().idle;
+    }
+
+    void DropPool(Shared* shared) {
+      auto owned_by_pool = [shared](const Slot& slot) {
+        return slot.shared.get() == shared;
+      };
+      for (Slot& slot : slots_) {
+        if (!owned_by_pool(slot)) continue;
+        for (Context* context : slot.idle) shared->DestroyIdle(context);
+        slot.idle.clear();
+      }
+      slots_.erase(std::remove_if(slots_.begin(), slots_.end(), owned_by_pool),
+                   slots_.end());
+    }
+
+   private:
+    struct Slot {
+      std::shared_ptr<Shared> shared;
+      Key key;
+      std::vector<Context*> idle;
+    };
+    std::vector<Slot> slots_;
+  };
+
+  void Release(const Key& key, Context* context) {
+    if (!Policy::Reset(context)) {
+      shared_->discarded.fetch_add(1, std::memory_order_relaxed);
+      shared_->Destroy(context);
+      return;
+    }
+    std::vector<Context*>& idle = LocalCache::Get().IdleList(shared_, key);
+    if (idle.size() >= shared_->max_idle_per_thread_per_key.load(
+                           std::memory_order_relaxed) ||
+        !ReserveBytes(Policy::Bytes(*context))) {
+      shared_->rejected.fetch_add(1, std::memory_order_relaxed);
+      shared_->Destroy(context);
+      return;
+    }
+    shared_->pooled.fetch_add(1, std::memory_order_relaxed);
+    idle.push_back(context);
+  }
+
+  // Claims `bytes` of the process-wide idle budget, or returns false.
+  bool ReserveBytes(size_t bytes) {
+    const uint64_t cap =
+        shared_->max_pooled_bytes.load(std::memory_order_relaxed);
+    uint64_t current = shared_->pooled_bytes.load(std::memory_order_relaxed);
+    do {
+      if (current + bytes > cap) return false;
+    } while (!shared_->pooled_bytes.compare_exchange_weak(
+        current, current + bytes, std::memory_order_relaxed));
+    return true;
+  }
+
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_CONTEXT_POOL_H_

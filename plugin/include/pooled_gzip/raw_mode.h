@@ -1,0 +1,66 @@
+// Raw mode: pooled compression for code that handles grpc::ByteBuffer itself
+// (generic services and stubs, or custom serialization).
+//
+// gRPC core decompresses received messages with a fresh zlib stream each.
+// A server or channel created with the channel argument
+// GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION ("grpc.per_message_decompression")
+// set to 0 skips that and hands the application each message as it came off
+// the wire, marked with its algorithm; these functions decode it with a pooled
+// reader. Typed (protobuf) methods cannot be used on such a server or channel,
+// because their parser would see compressed bytes.
+
+#ifndef POOLED_GZIP_RAW_MODE_H_
+#define POOLED_GZIP_RAW_MODE_H_
+
+#include <grpc/impl/codegen/compression_types.h>
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/status.h>
+
+#include <cstddef>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "pooled_gzip/codec.h"
+
+namespace google::protobuf {
+class MessageLite;
+}  // namespace google::protobuf
+
+namespace pooled_gzip {
+
+// gRPC's default limit on a received message.
+inline constexpr size_t kDefaultMaxMessageBytes = 4 * 1024 * 1024;
+
+// The algorithm a received buffer is still compressed with, or
+// GRPC_COMPRESS_NONE when gRPC already decompressed it (or it never was).
+grpc_compression_algorithm ReceivedCompression(const grpc::ByteBuffer& buffer);
+
+// The message bytes of `buffer`, inflated if it is still compressed.
+// INVALID_ARGUMENT for an algorithm the plugin does not know, DATA_LOSS for
+// corrupt or truncated data, RESOURCE_EXHAUSTED past `max_message_bytes`.
+grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
+                            size_t max_message_bytes = kDefaultMaxMessageBytes);
+
+// As DecodeToString, then parses; INVALID_ARGUMENT if the bytes do not parse.
+grpc::Status DecodeMessage(const grpc::ByteBuffer& buffer,
+                           google::protobuf::MessageLite* message,
+                           size_t max_message_bytes = kDefaultMaxMessageBytes);
+
+// Compresses `bytes` into a buffer marked as compressed with `algorithm`, so
+// gRPC sends it as is with the message's compressed flag set. The caller
+// must make `algorithm` the call's algorithm before the first message
+// (ClientContext or ServerContext::set_compression_algorithm), or the peer
+// will read compressed bytes as the message. GRPC_COMPRESS_NONE gives a plain
+// buffer.
+grpc::Status EncodeBytes(absl::string_view bytes,
+                         grpc_compression_algorithm algorithm,
+                         grpc::ByteBuffer* out, int level = kDefaultLevel);
+
+// Serializes, then as EncodeBytes.
+grpc::Status EncodeMessage(const google::protobuf::MessageLite& message,
+                           grpc_compression_algorithm algorithm,
+                           grpc::ByteBuffer* out, int level = kDefaultLevel);
+
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_RAW_MODE_H_

@@ -1,0 +1,69 @@
+#include "compressing_interceptor.h"
+
+#include <grpc/support/log.h>
+
+#include <string>
+#include <utility>
+
+#include "byte_buffer_access.h"
+#include "byte_buffer_codec.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+namespace {
+
+using grpc::experimental::InterceptionHookPoints;
+
+// The peer of a call that arrived through Server::InProcessChannel. That
+// transport has no compression filters, so it would carry compressed bytes
+// to the application unmarked.
+constexpr char kInProcessPeer[] = "inproc";
+
+// On the server, core derives the algorithm from a compression level (per
+// call, or the server default) using the client's grpc-accept-encoding,
+// which applications never see; the plugin cannot know the outcome.
+bool ServerCoreChoosesAlgorithm(const ChannelConfig& config,
+                                const grpc::ServerContextBase& context) {
+  return config.default_level_set || context.compression_level_set();
+}
+
+}  // namespace
+
+CompressingInterceptor::CompressingInterceptor(
+    std::shared_ptr<const ChannelConfig> config,
+    grpc::ServerContextBase* server_context)
+    : config_(std::move(config)), server_context_(server_context) {}
+
+void CompressingInterceptor::Intercept(
+    grpc::experimental::InterceptorBatchMethods* methods) {
+  if (methods->QueryInterceptionHookPoint(
+          InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+    const bool core_decides =
+        server_context_ != nullptr &&
+        (ServerCoreChoosesAlgorithm(*config_, *server_context_) ||
+         server_context_->peer() == kInProcessPeer);
+    if (!core_decides) {
+      format_ = DecideCallFormat(*config_, methods->GetSendInitialMetadata());
+    }
+  }
+  if (format_ && methods->QueryInterceptionHookPoint(
+                     InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+    grpc::ByteBuffer* message = methods->GetSerializedSendMessage();
+    // A buffer that is already compressed (raw mode) goes out as it is.
+    if (message != nullptr &&
+        BufferCompression(*message) == GRPC_COMPRESS_NONE) {
+      absl::Status status =
+          CompressInPlace(message, CompressOptions{*format_, config_->level});
+      if (!status.ok()) {
+        // Nothing is lost: core compresses the message itself instead.
+        gpr_log(GPR_ERROR, "pooled_gzip: %s; leaving the message to gRPC",
+                std::string(status.message()).c_str());
+      }
+    }
+  }
+  methods->Proceed();
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip
