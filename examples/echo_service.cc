@@ -20,9 +20,9 @@ bool ApplyResponseEncoding(const EchoRequest& request,
 }
 
 grpc::Status UnknownEncoding(const EchoRequest& request) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                      "unknown response_encoding: " +
-                          request.response_encoding());
+  return grpc::Status(
+      grpc::StatusCode::INVALID_ARGUMENT,
+      "unknown response_encoding: " + request.response_encoding());
 }
 
 }  // namespace

@@ -15,8 +15,9 @@ class SliceSink final : public ChunkSink {
  public:
   absl::Span<char> NextChunk(size_t size_hint) override {
     current_ = grpc_slice_malloc(size_hint);
-    return absl::MakeSpan(reinterpret_cast<char*>(GRPC_SLICE_START_PTR(current_)),
-                          GRPC_SLICE_LENGTH(current_));
+    return absl::MakeSpan(
+        reinterpret_cast<char*>(GRPC_SLICE_START_PTR(current_)),
+        GRPC_SLICE_LENGTH(current_));
   }
 
   void CommitChunk(size_t used) override {

@@ -41,8 +41,8 @@ ChannelConfig ReadChannelConfig(const grpc_channel_args& args) {
   ChannelConfig config;
   for (size_t i = 0; i < args.num_args; ++i) {
     const grpc_arg& arg = args.args[i];
-    if (arg.type != GRPC_ARG_INTEGER && std::strncmp(arg.key, "pooled_gzip.",
-                                                     12) != 0) {
+    if (arg.type != GRPC_ARG_INTEGER &&
+        std::strncmp(arg.key, "pooled_gzip.", 12) != 0) {
       continue;
     }
     if (IsKey(arg, GRPC_COMPRESSION_CHANNEL_DEFAULT_ALGORITHM)) {
@@ -53,8 +53,7 @@ ChannelConfig ReadChannelConfig(const grpc_channel_args& args) {
       }
     } else if (IsKey(arg, GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET)) {
       // Core always keeps "identity" enabled, whatever the bitset says.
-      config.enabled_algorithms =
-          static_cast<uint32_t>(arg.value.integer) | 1u;
+      config.enabled_algorithms = static_cast<uint32_t>(arg.value.integer) | 1u;
     } else if (IsKey(arg, GRPC_ARG_ENABLE_PER_MESSAGE_COMPRESSION)) {
       config.per_message_compression = arg.value.integer != 0;
     } else if (IsKey(arg, GRPC_COMPRESSION_CHANNEL_DEFAULT_LEVEL)) {
@@ -84,7 +83,8 @@ void ApplyPoolCaps(const ChannelConfig& config) {
   if (config.max_idle_per_thread) {
     limits.max_idle_per_thread_per_key = *config.max_idle_per_thread;
   }
-  if (config.max_pooled_bytes) limits.max_pooled_bytes = *config.max_pooled_bytes;
+  if (config.max_pooled_bytes)
+    limits.max_pooled_bytes = *config.max_pooled_bytes;
   SetPoolLimits(limits);
 }
 

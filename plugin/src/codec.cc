@@ -25,12 +25,16 @@ constexpr size_t kMaxZlibFeed = std::numeric_limits<uInt>::max();
 // Walks the input pieces, handing zlib at most kMaxZlibFeed bytes at a time.
 class InputCursor {
  public:
-  explicit InputCursor(absl::Span<const absl::string_view> pieces)
-      : pieces_(pieces) {}
+  // A pooled stream still points at the input of its previous use.
+  InputCursor(absl::Span<const absl::string_view> pieces, z_stream* stream)
+      : pieces_(pieces), stream_(stream) {
+    stream_->next_in = Z_NULL;
+    stream_->avail_in = 0;
+  }
 
   // Points the stream at the next non-empty stretch of input; false when the
   // input is exhausted.
-  bool Feed(z_stream* stream) {
+  bool Feed() {
     while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
       ++index_;
       offset_ = 0;
@@ -38,15 +42,16 @@ class InputCursor {
     if (index_ == pieces_.size()) return false;
     const absl::string_view piece = pieces_[index_];
     const size_t n = std::min(piece.size() - offset_, kMaxZlibFeed);
-    stream->next_in =
+    stream_->next_in =
         reinterpret_cast<Bytef*>(const_cast<char*>(piece.data() + offset_));
-    stream->avail_in = static_cast<uInt>(n);
+    stream_->avail_in = static_cast<uInt>(n);
     offset_ += n;
     return true;
   }
 
  private:
   absl::Span<const absl::string_view> pieces_;
+  z_stream* stream_;
   size_t index_ = 0;
   size_t offset_ = 0;
 };
@@ -60,8 +65,12 @@ size_t TotalSize(absl::Span<const absl::string_view> pieces) {
 // Keeps the sink's current chunk and the stream's output window in step.
 class OutputWindow {
  public:
+  // A pooled stream still points at the buffers of its previous use.
   OutputWindow(z_stream* stream, ChunkSink* sink)
-      : stream_(stream), sink_(sink) {}
+      : stream_(stream), sink_(sink) {
+    stream_->next_out = Z_NULL;
+    stream_->avail_out = 0;
+  }
 
   void Open(size_t size_hint) {
     absl::Span<char> chunk = sink_->NextChunk(size_hint);
@@ -111,9 +120,7 @@ absl::Span<char> StringSink::NextChunk(size_t size_hint) {
   return absl::MakeSpan(&(*out_)[chunk_start_], out_->size() - chunk_start_);
 }
 
-void StringSink::CommitChunk(size_t used) {
-  out_->resize(chunk_start_ + used);
-}
+void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
 
 absl::Status Compress(absl::Span<const absl::string_view> input,
                       const CompressOptions& options, ChunkSink* sink) {
@@ -130,15 +137,17 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   z_stream& stream = context->stream;
   const uLong bound = deflateBound(&stream, TotalSize(input));
   OutputWindow output(&stream, sink);
-  InputCursor cursor(input);
-  bool more_input = cursor.Feed(&stream);
+  InputCursor cursor(input, &stream);
+  bool more_input = cursor.Feed();
   int result = Z_OK;
   while (result != Z_STREAM_END) {
-    if (stream.avail_in == 0 && more_input) more_input = cursor.Feed(&stream);
+    if (stream.avail_in == 0 && more_input) more_input = cursor.Feed();
     if (stream.avail_out == 0) {
       output.Close();
-      output.Open(std::min<size_t>(
-          kMaxChunkBytes, std::max<size_t>(bound - output.produced(), 64)));
+      // deflateBound is an upper bound, so this is normally the only chunk.
+      const size_t left =
+          bound > output.produced() ? bound - output.produced() : 0;
+      output.Open(std::min(kMaxChunkBytes, std::max<size_t>(left, 64)));
     }
     result = deflate(&stream, more_input ? Z_NO_FLUSH : Z_FINISH);
     if (result != Z_OK && result != Z_STREAM_END && result != Z_BUF_ERROR) {
@@ -167,26 +176,26 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
           : max_output_bytes + 1;
   const size_t first_guess = std::max<size_t>(TotalSize(input) * 4, 256);
   OutputWindow output(&stream, sink);
-  InputCursor cursor(input);
-  bool more_input = cursor.Feed(&stream);
+  InputCursor cursor(input, &stream);
+  bool more_input = cursor.Feed();
   auto fail = [&](absl::Status status) {
     pool.Discard(std::move(context));
     return status;
   };
   int result = Z_OK;
   while (result != Z_STREAM_END) {
-    if (stream.avail_in == 0 && more_input) more_input = cursor.Feed(&stream);
+    if (stream.avail_in == 0 && more_input) more_input = cursor.Feed();
     if (stream.avail_out == 0) {
       output.Close();
       const size_t left = output_budget - output.produced();
       if (left == 0) {
-        return fail(absl::ResourceExhaustedError(absl::StrCat(
-            FormatName(format), " message inflates to more than ",
-            max_output_bytes, " bytes")));
+        return fail(absl::ResourceExhaustedError(
+            absl::StrCat(FormatName(format), " message inflates to more than ",
+                         max_output_bytes, " bytes")));
       }
-      output.Open(std::min({left, kMaxChunkBytes,
-                            output.produced() == 0 ? first_guess
-                                                   : kMaxChunkBytes}));
+      output.Open(
+          std::min({left, kMaxChunkBytes,
+                    output.produced() == 0 ? first_guess : kMaxChunkBytes}));
     }
     result = inflate(&stream, Z_NO_FLUSH);
     switch (result) {
@@ -197,15 +206,15 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
         // No progress: either the output window is full (handled above on
         // the next turn) or the input ended before the stream did.
         if (stream.avail_out != 0 && stream.avail_in == 0 && !more_input) {
-          return fail(absl::DataLossError(absl::StrCat(
-              FormatName(format), " message is truncated")));
+          return fail(absl::DataLossError(
+              absl::StrCat(FormatName(format), " message is truncated")));
         }
         break;
       case Z_NEED_DICT:
       case Z_DATA_ERROR:
-        return fail(absl::DataLossError(absl::StrCat(
-            FormatName(format), " message is corrupt: ",
-            stream.msg != nullptr ? stream.msg : zError(result))));
+        return fail(absl::DataLossError(
+            absl::StrCat(FormatName(format), " message is corrupt: ",
+                         stream.msg != nullptr ? stream.msg : zError(result))));
       default:
         return fail(ZlibError("inflate", stream, result));
     }
@@ -216,7 +225,7 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
     }
   }
   output.Close();
-  if (stream.avail_in != 0 || cursor.Feed(&stream)) {
+  if (stream.avail_in != 0 || cursor.Feed()) {
     // The stream itself was fine, so the context can still be reused.
     return absl::DataLossError(absl::StrCat(
         FormatName(format), " message has bytes after the end of its stream"));

@@ -4,9 +4,8 @@
 #ifndef POOLED_GZIP_SRC_COMPRESSING_INTERCEPTOR_H_
 #define POOLED_GZIP_SRC_COMPRESSING_INTERCEPTOR_H_
 
-#include <grpcpp/support/interceptor.h>
-
 #include <grpcpp/server_context.h>
+#include <grpcpp/support/interceptor.h>
 
 #include <memory>
 #include <optional>

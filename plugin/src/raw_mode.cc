@@ -9,8 +9,7 @@
 
 namespace pooled_gzip {
 
-grpc_compression_algorithm ReceivedCompression(
-    const grpc::ByteBuffer& buffer) {
+grpc_compression_algorithm ReceivedCompression(const grpc::ByteBuffer& buffer) {
   return internal::BufferCompression(buffer);
 }
 
@@ -20,10 +19,9 @@ grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
   const grpc_compression_algorithm algorithm = ReceivedCompression(buffer);
   if (algorithm == GRPC_COMPRESS_NONE) {
     if (buffer.Length() > max_message_bytes) {
-      return grpc::Status(
-          grpc::StatusCode::RESOURCE_EXHAUSTED,
-          absl::StrCat("message of ", buffer.Length(), " bytes exceeds ",
-                       max_message_bytes));
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          absl::StrCat("message of ", buffer.Length(),
+                                       " bytes exceeds ", max_message_bytes));
     }
     std::vector<grpc::Slice> slices;
     grpc::Status status = buffer.Dump(&slices);

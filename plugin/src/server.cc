@@ -49,8 +49,7 @@ class ConfigReader final : public grpc::ServerBuilderPlugin {
   std::string name() override { return "pooled_gzip"; }
   void InitServer(grpc::ServerInitializer* /*si*/) override {}
   void Finish(grpc::ServerInitializer* /*si*/) override {}
-  void ChangeArguments(const std::string& /*name*/, void* /*value*/) override {
-  }
+  void ChangeArguments(const std::string& /*name*/, void* /*value*/) override {}
 
   void UpdateChannelArguments(grpc::ChannelArguments* args) override {
     auto config = std::make_shared<const internal::ChannelConfig>(
@@ -69,9 +68,8 @@ class InstallConfigReader final : public grpc::ServerBuilderOption {
       : slot_(std::move(slot)) {}
 
   void UpdateArguments(grpc::ChannelArguments* /*args*/) override {}
-  void UpdatePlugins(
-      std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins)
-      override {
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>*
+                         plugins) override {
     plugins->push_back(std::make_unique<ConfigReader>(slot_));
   }
 

@@ -31,9 +31,7 @@ void CountingFree(voidpf opaque, voidpf address) {
 
 }  // namespace
 
-int WindowBits(Format format) {
-  return format == Format::kGzip ? 15 + 16 : 15;
-}
+int WindowBits(Format format) { return format == Format::kGzip ? 15 + 16 : 15; }
 
 ZlibContext* ZlibPolicy::Create(const ZlibKey& key) {
   auto* context = new (std::nothrow) ZlibContext;
@@ -46,8 +44,8 @@ ZlibContext* ZlibPolicy::Create(const ZlibKey& key) {
   // memLevel 8 and the default strategy match gRPC core's own deflate.
   const int result =
       key.direction == ZlibKey::Direction::kDeflate
-          ? deflateInit2(&stream, key.level, Z_DEFLATED,
-                         WindowBits(key.format), 8, Z_DEFAULT_STRATEGY)
+          ? deflateInit2(&stream, key.level, Z_DEFLATED, WindowBits(key.format),
+                         8, Z_DEFAULT_STRATEGY)
           : inflateInit2(&stream, WindowBits(key.format));
   if (result != Z_OK) {
     delete context;

@@ -72,8 +72,7 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
 
 // Convenience wrappers for contiguous data.
 absl::Status CompressToString(absl::string_view input,
-                              const CompressOptions& options,
-                              std::string* out);
+                              const CompressOptions& options, std::string* out);
 absl::Status DecompressToString(absl::string_view input, Format format,
                                 size_t max_output_bytes, std::string* out);
 

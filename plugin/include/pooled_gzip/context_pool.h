@@ -57,9 +57,7 @@ class ThreadLocalPool {
    public:
     Returner() = default;
     Returner(ThreadLocalPool* pool, Key key) : pool_(pool), key_(key) {}
-    void operator()(Context* context) const {
-      pool_->Release(key_, context);
-    }
+    void operator()(Context* context) const { pool_->Release(key_, context); }
 
    private:
     ThreadLocalPool* pool_ = nullptr;

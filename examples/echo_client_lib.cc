@@ -1,0 +1,220 @@
+#include "echo_client_lib.h"
+
+#include <grpc/compression.h>
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "pooled_gzip/pooled_gzip.h"
+
+namespace pooled_gzip::echo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MicrosSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start)
+      .count();
+}
+
+// A few distinct requests, cycled, so that building payloads stays out of
+// the measured loop and consecutive messages still differ.
+class Requests {
+ public:
+  explicit Requests(const LoadOptions& options) {
+    const char* encoding = nullptr;
+    grpc_compression_algorithm_name(options.response_algorithm, &encoding);
+    const int distinct = std::max(1, std::min(options.count, 8));
+    for (int i = 0; i < distinct; ++i) {
+      EchoRequest& request = requests_.emplace_back();
+      request.set_payload(MakePayload(options.size, i));
+      request.set_response_encoding(encoding);
+    }
+  }
+  const EchoRequest& operator[](int i) const {
+    return requests_[i % requests_.size()];
+  }
+
+ private:
+  std::vector<EchoRequest> requests_;
+};
+
+void RunUnary(Echo::Stub* stub, const LoadOptions& options,
+              const Requests& requests, LoadResult* result) {
+  for (int i = 0; i < options.count; ++i) {
+    const EchoRequest& request = requests[i];
+    EchoResponse response;
+    grpc::ClientContext context;
+    const Clock::time_point start = Clock::now();
+    result->status = stub->Unary(&context, request, &response);
+    result->latencies_us.push_back(MicrosSince(start));
+    if (!result->status.ok()) return;
+    ++result->messages;
+    if (response.payload() != request.payload()) ++result->mismatches;
+  }
+}
+
+void RunBidi(Echo::Stub* stub, const LoadOptions& options,
+             const Requests& requests, LoadResult* result) {
+  grpc::ClientContext context;
+  auto stream = stub->Bidi(&context);
+  EchoResponse response;
+  for (int i = 0; i < options.count; ++i) {
+    const EchoRequest& request = requests[i];
+    const Clock::time_point start = Clock::now();
+    if (!stream->Write(request) || !stream->Read(&response)) break;
+    result->latencies_us.push_back(MicrosSince(start));
+    ++result->messages;
+    if (response.payload() != request.payload()) ++result->mismatches;
+  }
+  stream->WritesDone();
+  result->status = stream->Finish();
+}
+
+void RunClientStream(Echo::Stub* stub, const LoadOptions& options,
+                     const Requests& requests, LoadResult* result) {
+  grpc::ClientContext context;
+  EchoResponse response;
+  auto writer = stub->ClientStream(&context, &response);
+  const EchoRequest* last = nullptr;
+  int written = 0;
+  for (int i = 0; i < options.count; ++i) {
+    last = &requests[i];
+    const Clock::time_point start = Clock::now();
+    if (!writer->Write(*last)) break;
+    result->latencies_us.push_back(MicrosSince(start));
+    ++written;
+  }
+  writer->WritesDone();
+  result->status = writer->Finish();
+  if (!result->status.ok()) return;
+  result->messages = static_cast<int>(response.received_messages());
+  if (response.received_messages() != static_cast<uint64_t>(written) ||
+      response.received_bytes() != uint64_t{options.size} * written ||
+      (written > 0 && response.payload() != last->payload())) {
+    ++result->mismatches;
+  }
+}
+
+void RunServerStream(Echo::Stub* stub, const LoadOptions& options,
+                     const Requests& requests, LoadResult* result) {
+  EchoRequest request = requests[0];
+  request.set_response_count(options.count);
+  grpc::ClientContext context;
+  auto reader = stub->ServerStream(&context, request);
+  EchoResponse response;
+  Clock::time_point start = Clock::now();
+  while (reader->Read(&response)) {
+    result->latencies_us.push_back(MicrosSince(start));
+    ++result->messages;
+    if (response.payload() != request.payload()) ++result->mismatches;
+    start = Clock::now();
+  }
+  result->status = reader->Finish();
+}
+
+}  // namespace
+
+bool ParseMode(const std::string& name, Mode* mode) {
+  if (name == "pooled") {
+    *mode = Mode::kPooled;
+  } else if (name == "stock") {
+    *mode = Mode::kStock;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+bool ParseRpc(const std::string& name, Rpc* rpc) {
+  for (Rpc candidate :
+       {Rpc::kUnary, Rpc::kServerStream, Rpc::kClientStream, Rpc::kBidi}) {
+    if (name == RpcName(candidate)) {
+      *rpc = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* RpcName(Rpc rpc) {
+  switch (rpc) {
+    case Rpc::kUnary:
+      return "unary";
+    case Rpc::kServerStream:
+      return "server_stream";
+    case Rpc::kClientStream:
+      return "client_stream";
+    case Rpc::kBidi:
+      return "bidi";
+  }
+  return "?";
+}
+
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
+                                           grpc_compression_algorithm algorithm,
+                                           int level) {
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(algorithm);
+  args.SetMaxReceiveMessageSize(64 << 20);
+  args.SetMaxSendMessageSize(64 << 20);
+  auto credentials = grpc::InsecureChannelCredentials();
+  if (mode == Mode::kStock) {
+    return grpc::CreateCustomChannel(target, credentials, args);
+  }
+  args.SetInt(kArgLevel, level);
+  return CreateChannel(target, credentials, args);
+}
+
+std::string MakePayload(size_t size, uint32_t seed) {
+  static const char* const kWords[] = {
+      "request", "user",  "status", "ok",     "latency", "region", "cache",
+      "gzip",    "proto", "stream", "server", "client",  "id",     "true",
+      "false",   "null",  "value",  "count",  "bytes",   "time"};
+  std::mt19937 random(seed);
+  std::uniform_int_distribution<size_t> pick(0, std::size(kWords) - 1);
+  std::string payload;
+  payload.reserve(size + 16);
+  while (payload.size() < size) {
+    payload += kWords[pick(random)];
+    payload += (random() % 8 == 0) ? '\n' : ' ';
+  }
+  payload.resize(size);
+  return payload;
+}
+
+LoadResult RunLoad(Echo::Stub* stub, const LoadOptions& options) {
+  LoadResult result;
+  result.latencies_us.reserve(options.count);
+  const Requests requests(options);
+  const Clock::time_point start = Clock::now();
+  switch (options.rpc) {
+    case Rpc::kUnary:
+      RunUnary(stub, options, requests, &result);
+      break;
+    case Rpc::kBidi:
+      RunBidi(stub, options, requests, &result);
+      break;
+    case Rpc::kClientStream:
+      RunClientStream(stub, options, requests, &result);
+      break;
+    case Rpc::kServerStream:
+      RunServerStream(stub, options, requests, &result);
+      break;
+  }
+  result.seconds = MicrosSince(start) / 1e6;
+  return result;
+}
+
+double Quantile(std::vector<double>* values, double q) {
+  if (values->empty()) return 0;
+  const size_t index =
+      std::min(values->size() - 1, static_cast<size_t>(q * values->size()));
+  std::nth_element(values->begin(), values->begin() + index, values->end());
+  return (*values)[index];
+}
+
+}  // namespace pooled_gzip::echo
