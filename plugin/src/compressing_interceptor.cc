@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
 #include "byte_buffer_access.h"
 #include "byte_buffer_codec.h"
 
@@ -15,10 +17,17 @@ namespace {
 
 using grpc::experimental::InterceptionHookPoints;
 
-// The peer of a call that arrived through Server::InProcessChannel. That
-// transport has no compression filters, so it would carry compressed bytes
-// to the application unmarked.
-constexpr char kInProcessPeer[] = "inproc";
+// Only the HTTP/2 transport has compression filters; the in-process one
+// would carry compressed bytes to the application unmarked. Its calls show
+// no socket address as their peer (1.51 says "unknown"), so the plugin
+// compresses only for peers that name a socket.
+bool PeerHasCompressionFilters(absl::string_view peer) {
+  for (absl::string_view scheme :
+       {"ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:"}) {
+    if (absl::StartsWith(peer, scheme)) return true;
+  }
+  return false;
+}
 
 // On the server, core derives the algorithm from a compression level (per
 // call, or the server default) using the client's grpc-accept-encoding,
@@ -42,7 +51,7 @@ void CompressingInterceptor::Intercept(
     const bool core_decides =
         server_context_ != nullptr &&
         (ServerCoreChoosesAlgorithm(*config_, *server_context_) ||
-         server_context_->peer() == kInProcessPeer);
+         !PeerHasCompressionFilters(server_context_->peer()));
     if (!core_decides) {
       format_ = DecideCallFormat(*config_, methods->GetSendInitialMetadata());
     }

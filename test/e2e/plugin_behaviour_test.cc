@@ -1,0 +1,352 @@
+// What the plugin promises, checked with real servers and clients on
+// loopback: messages really leave compressed, per-call settings are obeyed,
+// the plugin steps aside where it cannot be certain of the algorithm, user
+// interceptors keep running, contexts are recycled, and corrupt input fails
+// one call without hurting the server.
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "byte_buffer_access.h"
+#include "echo_client_lib.h"
+#include "echo_service.h"
+#include "pooled_gzip/pooled_gzip.h"
+#include "raw_echo.h"
+
+namespace pooled_gzip::echo {
+namespace {
+
+using grpc::experimental::InterceptionHookPoints;
+
+EchoRequest Request(size_t size, const std::string& response_encoding = "") {
+  EchoRequest request;
+  request.set_payload(MakePayload(size, 7));
+  request.set_response_encoding(response_encoding);
+  return request;
+}
+
+// Checkouts from the process-wide pool, by anyone in this process.
+uint64_t PoolCheckouts() {
+  const PoolStats stats = GetPoolStats();
+  return stats.created + stats.reused;
+}
+
+struct Reply {
+  grpc_compression_algorithm compression;  // as it came off the wire
+  uint64_t pool_checkouts;                 // during the call, both sides
+};
+
+// Sends one raw request through `channel`, which must have per-message
+// decompression off, and checks the echoed payload.
+Reply SendRaw(const std::shared_ptr<grpc::Channel>& channel,
+              const EchoRequest& request) {
+  grpc::ClientContext context;
+  grpc::ByteBuffer reply;
+  const uint64_t before = PoolCheckouts();
+  grpc::Status status =
+      RawUnary(channel, &context, Serialized(request), &reply);
+  const uint64_t checkouts = PoolCheckouts() - before;
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EchoResponse response;
+  EXPECT_TRUE(DecodeMessage(reply, &response).ok());
+  EXPECT_EQ(response.payload(), request.payload());
+  return {ReceivedCompression(reply), checkouts};
+}
+
+std::shared_ptr<grpc::Channel> RawStockChannel(const std::string& target) {
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
+                                   RawModeArgs());
+}
+
+TEST(PluginOnTheWire, PooledClientSendsFlaggedMessagesOfTheCallAlgorithm) {
+  RawServer raw = StartRawServer(/*with_plugin=*/false);
+  for (grpc_compression_algorithm algorithm :
+       {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE, GRPC_COMPRESS_NONE}) {
+    auto stub = Echo::NewStub(
+        MakeChannel(raw.target(), Mode::kPooled, algorithm));
+    const uint64_t before = PoolCheckouts();
+    grpc::ClientContext context;
+    EchoResponse response;
+    ASSERT_TRUE(stub->Unary(&context, Request(1024), &response).ok());
+    EXPECT_EQ(raw.service->received().back(), algorithm);
+    // The pool, not core, compressed: the client's writer, then the raw
+    // server's reader.
+    EXPECT_EQ(PoolCheckouts() - before,
+              algorithm == GRPC_COMPRESS_NONE ? 0u : 2u);
+  }
+  raw.server->Shutdown();
+}
+
+TEST(PluginOnTheWire, PooledServerRepliesFlaggedPerServerDefault) {
+  ServerOptions options;
+  options.default_algorithm = GRPC_COMPRESS_GZIP;
+  RunningServer server = StartEchoServer(options);
+  auto channel = RawStockChannel("127.0.0.1:" + std::to_string(server.port));
+  const Reply reply = SendRaw(channel, Request(1024));
+  EXPECT_EQ(reply.compression, GRPC_COMPRESS_GZIP);
+  EXPECT_EQ(reply.pool_checkouts, 1u);  // the server's writer
+  server.server->Shutdown();
+}
+
+TEST(PluginOnTheWire, PerCallAlgorithmOverridesTheDefaults) {
+  ServerOptions options;
+  options.default_algorithm = GRPC_COMPRESS_GZIP;
+  RunningServer server = StartEchoServer(options);
+  auto channel = RawStockChannel("127.0.0.1:" + std::to_string(server.port));
+  // ServerContext::set_compression_algorithm, through response_encoding.
+  EXPECT_EQ(SendRaw(channel, Request(1024, "identity")).compression,
+            GRPC_COMPRESS_NONE);
+  EXPECT_EQ(SendRaw(channel, Request(1024, "deflate")).compression,
+            GRPC_COMPRESS_DEFLATE);
+  server.server->Shutdown();
+
+  // ClientContext::set_compression_algorithm against the channel default.
+  RawServer raw = StartRawServer(/*with_plugin=*/false);
+  auto stub =
+      Echo::NewStub(MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP));
+  for (grpc_compression_algorithm algorithm :
+       {GRPC_COMPRESS_NONE, GRPC_COMPRESS_DEFLATE}) {
+    grpc::ClientContext context;
+    context.set_compression_algorithm(algorithm);
+    EchoResponse response;
+    ASSERT_TRUE(stub->Unary(&context, Request(1024), &response).ok());
+    EXPECT_EQ(raw.service->received().back(), algorithm);
+  }
+  auto plain_stub =
+      Echo::NewStub(MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_NONE));
+  grpc::ClientContext context;
+  context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+  EchoResponse response;
+  ASSERT_TRUE(plain_stub->Unary(&context, Request(1024), &response).ok());
+  EXPECT_EQ(raw.service->received().back(), GRPC_COMPRESS_GZIP);
+  raw.server->Shutdown();
+}
+
+TEST(PluginOnTheWire, RawModeRepliesAreNotCompressedTwice) {
+  RawServer raw = StartRawServer(/*with_plugin=*/true);
+  auto channel = grpc::CreateCustomChannel(
+      raw.target(), grpc::InsecureChannelCredentials(), RawModeArgs());
+  const Reply reply = SendRaw(channel, Request(64 * 1024, "gzip"));
+  EXPECT_EQ(reply.compression, GRPC_COMPRESS_GZIP);
+  // EncodeMessage's writer only; the interceptor compressing it again would
+  // be a second checkout.
+  EXPECT_EQ(reply.pool_checkouts, 1u);
+  raw.server->Shutdown();
+}
+
+TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
+  grpc::ServerBuilder builder;
+  int port = 0;
+  EchoServiceImpl service;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  builder.SetDefaultCompressionLevel(GRPC_COMPRESS_LEVEL_HIGH);
+  EnableOnServer(builder);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  auto channel = RawStockChannel("127.0.0.1:" + std::to_string(port));
+
+  const Reply reply = SendRaw(channel, Request(1024));
+  // Core picked an algorithm from the level and the client's
+  // grpc-accept-encoding, and compressed the reply itself.
+  EXPECT_NE(reply.compression, GRPC_COMPRESS_NONE);
+  EXPECT_EQ(reply.pool_checkouts, 0u);
+  server->Shutdown();
+}
+
+TEST(PluginStepsAside, WhenTheAlgorithmIsDisabledOnTheChannel) {
+  RawServer raw = StartRawServer(/*with_plugin=*/false);
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  args.SetInt(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET,
+              1u << GRPC_COMPRESS_NONE | 1u << GRPC_COMPRESS_DEFLATE);
+  auto stub = Echo::NewStub(
+      CreateChannel(raw.target(), grpc::InsecureChannelCredentials(), args));
+  const uint64_t before = PoolCheckouts();
+  grpc::ClientContext context;
+  EchoResponse response;
+  ASSERT_TRUE(stub->Unary(&context, Request(1024), &response).ok());
+  EXPECT_EQ(response.payload(), Request(1024).payload());
+  // Core fell back to no compression, and so did the plugin.
+  EXPECT_EQ(raw.service->received().back(), GRPC_COMPRESS_NONE);
+  EXPECT_EQ(PoolCheckouts(), before);
+  raw.server->Shutdown();
+}
+
+TEST(PluginStepsAside, OnInProcessChannels) {
+  ServerOptions options;
+  options.default_algorithm = GRPC_COMPRESS_GZIP;
+  RunningServer server = StartEchoServer(options);
+  grpc::ChannelArguments args;
+  auto stub = Echo::NewStub(server.server->InProcessChannel(args));
+  for (const char* encoding : {"", "gzip", "deflate"}) {
+    grpc::ClientContext context;
+    EchoResponse response;
+    const EchoRequest request = Request(1024, encoding);
+    grpc::Status status = stub->Unary(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << encoding << " " << status.error_message();
+    EXPECT_EQ(response.payload(), request.payload()) << encoding;
+  }
+  server.server->Shutdown();
+}
+
+// Records the threads that sent messages and whether each message it saw was
+// still uncompressed, i.e. that it ran before the compressor.
+class RecordingInterceptor : public grpc::experimental::Interceptor {
+ public:
+  struct Log {
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    int messages = 0;
+    int compressed_before_me = 0;
+  };
+  explicit RecordingInterceptor(Log* log) : log_(log) {}
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+      std::lock_guard<std::mutex> lock(log_->mutex);
+      log_->threads.insert(std::this_thread::get_id());
+      ++log_->messages;
+      if (ReceivedCompression(*methods->GetSerializedSendMessage()) !=
+          GRPC_COMPRESS_NONE) {
+        ++log_->compressed_before_me;
+      }
+    }
+    methods->Proceed();
+  }
+
+ private:
+  Log* log_;
+};
+
+class RecordingClientFactory
+    : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit RecordingClientFactory(RecordingInterceptor::Log* log) : log_(log) {}
+  grpc::experimental::Interceptor* CreateClientInterceptor(
+      grpc::experimental::ClientRpcInfo*) override {
+    return new RecordingInterceptor(log_);
+  }
+
+ private:
+  RecordingInterceptor::Log* log_;
+};
+
+class RecordingServerFactory
+    : public grpc::experimental::ServerInterceptorFactoryInterface {
+ public:
+  explicit RecordingServerFactory(RecordingInterceptor::Log* log) : log_(log) {}
+  grpc::experimental::Interceptor* CreateServerInterceptor(
+      grpc::experimental::ServerRpcInfo*) override {
+    return new RecordingInterceptor(log_);
+  }
+
+ private:
+  RecordingInterceptor::Log* log_;
+};
+
+TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
+  RecordingInterceptor::Log server_log;
+  RecordingInterceptor::Log client_log;
+  EchoServiceImpl service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&service);
+  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  ServerInterceptorFactories server_interceptors;
+  server_interceptors.push_back(
+      std::make_unique<RecordingServerFactory>(&server_log));
+  EnableOnServer(builder, std::move(server_interceptors));
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  ClientInterceptorFactories client_interceptors;
+  client_interceptors.push_back(
+      std::make_unique<RecordingClientFactory>(&client_log));
+  auto stub = Echo::NewStub(CreateChannel("127.0.0.1:" + std::to_string(port),
+                                          grpc::InsecureChannelCredentials(),
+                                          args, std::move(client_interceptors)));
+
+  const PoolStats start = GetPoolStats();
+  LoadOptions load;
+  load.rpc = Rpc::kBidi;
+  load.count = 20;  // warm-up on a stream of its own
+  ASSERT_TRUE(RunLoad(stub.get(), load).status.ok());
+  grpc::ClientContext context;
+  auto stream = stub->Bidi(&context);
+  EchoRequest request = Request(1024);
+  EchoResponse response;
+  ASSERT_TRUE(stream->Write(request) && stream->Read(&response));
+  const PoolStats warm = GetPoolStats();
+  for (int i = 0; i < 500; ++i) {
+    ASSERT_TRUE(stream->Write(request) && stream->Read(&response));
+    ASSERT_EQ(response.payload(), request.payload());
+  }
+  const PoolStats steady = GetPoolStats();
+  stream->WritesDone();
+  ASSERT_TRUE(stream->Finish().ok());
+
+  // Each message passed the user's interceptor, uncompressed, on both sides.
+  EXPECT_EQ(client_log.messages, 20 + 501);
+  EXPECT_EQ(server_log.messages, 20 + 501);
+  EXPECT_EQ(client_log.compressed_before_me, 0);
+  EXPECT_EQ(server_log.compressed_before_me, 0);
+  // Nothing is re-initialised per message: one gzip writer per thread that
+  // ever compressed, and none at all once a stream is warm.
+  const size_t threads = client_log.threads.size() + server_log.threads.size();
+  EXPECT_LE(steady.created - start.created, threads);
+  EXPECT_EQ(steady.created, warm.created);
+  EXPECT_EQ(steady.reused - warm.reused, 2u * 500);
+  server->Shutdown();
+}
+
+TEST(CorruptInput, FailsTheCallAndTheServerKeepsServing) {
+  for (bool raw_mode : {false, true}) {
+    RawServer raw;
+    RunningServer typed;
+    std::string target;
+    if (raw_mode) {
+      raw = StartRawServer(/*with_plugin=*/true);
+      target = raw.target();
+    } else {
+      typed = StartEchoServer(ServerOptions());
+      target = "127.0.0.1:" + std::to_string(typed.port);
+    }
+    auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+    const PoolStats before = GetPoolStats();
+
+    // A message flagged as gzip whose body is not gzip.
+    grpc::ByteBuffer corrupt = Serialized(Request(100));
+    internal::CByteBuffer(corrupt)->data.raw.compression = GRPC_COMPRESS_GZIP;
+    grpc::ClientContext bad_context;
+    bad_context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+    grpc::ByteBuffer reply;
+    grpc::Status status = RawUnary(channel, &bad_context, corrupt, &reply);
+    EXPECT_FALSE(status.ok()) << "raw_mode=" << raw_mode;
+    if (raw_mode) {
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS);
+      // The reader that saw the error was destroyed, not pooled.
+      EXPECT_EQ(GetPoolStats().discarded, before.discarded + 1);
+    }
+
+    // The next well-formed call on the same channel succeeds.
+    auto stub = Echo::NewStub(channel);
+    grpc::ClientContext good_context;
+    good_context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+    EchoResponse response;
+    const EchoRequest request = Request(1024);
+    ASSERT_TRUE(stub->Unary(&good_context, request, &response).ok());
+    EXPECT_EQ(response.payload(), request.payload());
+    (raw_mode ? raw.server : typed.server)->Shutdown();
+  }
+}
+
+}  // namespace
+}  // namespace pooled_gzip::echo
