@@ -66,11 +66,10 @@ std::string ParamName(const testing::TestParamInfo<MatrixParam>& info) {
   const auto [client_mode, server_mode, rpc, algorithm, size] = info.param;
   const char* algorithm_name = nullptr;
   grpc_compression_algorithm_name(algorithm, &algorithm_name);
-  return absl::StrCat(client_mode == Mode::kPooled ? "Pooled" : "Stock",
-                      "Client_",
-                      server_mode == Mode::kPooled ? "Pooled" : "Stock",
-                      "Server_", RpcName(rpc), "_", algorithm_name, "_", size,
-                      "B");
+  return absl::StrCat(
+      client_mode == Mode::kPooled ? "Pooled" : "Stock", "Client_",
+      server_mode == Mode::kPooled ? "Pooled" : "Stock", "Server_",
+      RpcName(rpc), "_", algorithm_name, "_", size, "B");
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -66,8 +66,8 @@ TEST(PluginOnTheWire, PooledClientSendsFlaggedMessagesOfTheCallAlgorithm) {
   RawServer raw = StartRawServer(/*with_plugin=*/false);
   for (grpc_compression_algorithm algorithm :
        {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE, GRPC_COMPRESS_NONE}) {
-    auto stub = Echo::NewStub(
-        MakeChannel(raw.target(), Mode::kPooled, algorithm));
+    auto stub =
+        Echo::NewStub(MakeChannel(raw.target(), Mode::kPooled, algorithm));
     const uint64_t before = PoolCheckouts();
     grpc::ClientContext context;
     EchoResponse response;
@@ -106,8 +106,8 @@ TEST(PluginOnTheWire, PerCallAlgorithmOverridesTheDefaults) {
 
   // ClientContext::set_compression_algorithm against the channel default.
   RawServer raw = StartRawServer(/*with_plugin=*/false);
-  auto stub =
-      Echo::NewStub(MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP));
+  auto stub = Echo::NewStub(
+      MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP));
   for (grpc_compression_algorithm algorithm :
        {GRPC_COMPRESS_NONE, GRPC_COMPRESS_DEFLATE}) {
     grpc::ClientContext context;
@@ -116,8 +116,8 @@ TEST(PluginOnTheWire, PerCallAlgorithmOverridesTheDefaults) {
     ASSERT_TRUE(stub->Unary(&context, Request(1024), &response).ok());
     EXPECT_EQ(raw.service->received().back(), algorithm);
   }
-  auto plain_stub =
-      Echo::NewStub(MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_NONE));
+  auto plain_stub = Echo::NewStub(
+      MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_NONE));
   grpc::ClientContext context;
   context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
   EchoResponse response;
@@ -205,7 +205,8 @@ class RecordingInterceptor : public grpc::experimental::Interceptor {
     int compressed_before_me = 0;
   };
   explicit RecordingInterceptor(Log* log) : log_(log) {}
-  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+  void Intercept(
+      grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::PRE_SEND_MESSAGE)) {
       std::lock_guard<std::mutex> lock(log_->mutex);
@@ -270,9 +271,9 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
   ClientInterceptorFactories client_interceptors;
   client_interceptors.push_back(
       std::make_unique<RecordingClientFactory>(&client_log));
-  auto stub = Echo::NewStub(CreateChannel("127.0.0.1:" + std::to_string(port),
-                                          grpc::InsecureChannelCredentials(),
-                                          args, std::move(client_interceptors)));
+  auto stub = Echo::NewStub(CreateChannel(
+      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(),
+      args, std::move(client_interceptors)));
 
   const PoolStats start = GetPoolStats();
   LoadOptions load;
@@ -319,7 +320,8 @@ TEST(CorruptInput, FailsTheCallAndTheServerKeepsServing) {
       typed = StartEchoServer(ServerOptions());
       target = "127.0.0.1:" + std::to_string(typed.port);
     }
-    auto channel = grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+    auto channel =
+        grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
     const PoolStats before = GetPoolStats();
 
     // A message flagged as gzip whose body is not gzip.

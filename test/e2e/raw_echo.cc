@@ -56,7 +56,8 @@ RawServer StartRawServer(bool with_plugin) {
   return raw;
 }
 
-grpc::Status RawUnary(const std::shared_ptr<grpc::Channel>& channel, grpc::ClientContext* context,
+grpc::Status RawUnary(const std::shared_ptr<grpc::Channel>& channel,
+                      grpc::ClientContext* context,
                       const grpc::ByteBuffer& request,
                       grpc::ByteBuffer* response) {
   grpc::GenericStub stub(channel);

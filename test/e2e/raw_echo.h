@@ -37,9 +37,7 @@ struct RawServer {
   std::unique_ptr<RawEchoService> service;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
-  std::string target() const {
-    return "127.0.0.1:" + std::to_string(port);
-  }
+  std::string target() const { return "127.0.0.1:" + std::to_string(port); }
 };
 
 // `with_plugin` also installs EnableOnServer, which must pass the already
@@ -48,7 +46,8 @@ RawServer StartRawServer(bool with_plugin);
 
 // Calls Echo.Unary with `request` as is and returns the reply as it came off
 // the wire when `channel` was made with per-message decompression off.
-grpc::Status RawUnary(const std::shared_ptr<grpc::Channel>& channel, grpc::ClientContext* context,
+grpc::Status RawUnary(const std::shared_ptr<grpc::Channel>& channel,
+                      grpc::ClientContext* context,
                       const grpc::ByteBuffer& request,
                       grpc::ByteBuffer* response);
 

@@ -73,7 +73,9 @@ class ThreadLocalPool {
 
   // Idle contexts of other threads stay accounted in the shared state until
   // those threads exit; this thread's are destroyed now.
-  ~ThreadLocalPool() { LocalCache::Get().DropPool(shared_.get()); }
+  ~ThreadLocalPool() {
+    if (LocalCache* cache = LocalCache::Get()) cache->DropPool(shared_.get());
+  }
 
   ThreadLocalPool(const ThreadLocalPool&) = delete;
   ThreadLocalPool& operator=(const ThreadLocalPool&) = delete;
@@ -81,11 +83,13 @@ class ThreadLocalPool {
   // Returns an idle context for `key` from this thread, or a new one. A null
   // handle means the policy could not create a context.
   Handle Acquire(const Key& key) {
-    std::vector<Context*>& idle = LocalCache::Get().IdleList(shared_, key);
+    LocalCache* cache = LocalCache::Get();
+    std::vector<Context*>* idle =
+        cache != nullptr ? &cache->IdleList(shared_, key) : nullptr;
     Context* context = nullptr;
-    if (!idle.empty()) {
-      context = idle.back();
-      idle.pop_back();
+    if (idle != nullptr && !idle->empty()) {
+      context = idle->back();
+      idle->pop_back();
       shared_->pooled_bytes.fetch_sub(Policy::Bytes(*context),
                                       std::memory_order_relaxed);
       shared_->pooled.fetch_sub(1, std::memory_order_relaxed);
@@ -171,12 +175,17 @@ class ThreadLocalPool {
   // This thread's idle contexts, for every pool of this Policy type.
   class LocalCache {
    public:
-    static LocalCache& Get() {
+    // Null while this thread is exiting and its cache is already gone:
+    // thread_local objects built before the cache are destroyed after it,
+    // and may still hold handles.
+    static LocalCache* Get() {
+      if (Gone()) return nullptr;
       static thread_local LocalCache cache;
-      return cache;
+      return &cache;
     }
 
     ~LocalCache() {
+      Gone() = true;
       for (Slot& slot : slots_) {
         for (Context* context : slot.idle) slot.shared->DestroyIdle(context);
       }
@@ -207,6 +216,12 @@ class ThreadLocalPool {
     }
 
    private:
+    // Trivially destructible, so it can still be read after the cache died.
+    static bool& Gone() {
+      static thread_local bool gone = false;
+      return gone;
+    }
+
     struct Slot {
       std::shared_ptr<Shared> shared;
       Key key;
@@ -221,7 +236,12 @@ class ThreadLocalPool {
       shared_->Destroy(context);
       return;
     }
-    std::vector<Context*>& idle = LocalCache::Get().IdleList(shared_, key);
+    LocalCache* cache = LocalCache::Get();
+    if (cache == nullptr) {  // this thread is exiting
+      shared_->Destroy(context);
+      return;
+    }
+    std::vector<Context*>& idle = cache->IdleList(shared_, key);
     if (idle.size() >= shared_->max_idle_per_thread_per_key.load(
                            std::memory_order_relaxed) ||
         !ReserveBytes(Policy::Bytes(*context))) {

@@ -29,7 +29,7 @@ int main() {
     return 1;
   }
   std::cout << "consumer ok: " << message.size() << " -> " << compressed.size()
-            << " bytes; pool " << pooled_gzip::ToString(pooled_gzip::GetPoolStats())
-            << "\n";
+            << " bytes; pool "
+            << pooled_gzip::ToString(pooled_gzip::GetPoolStats()) << "\n";
   return 0;
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what pooled-gzip builds and tests against, from Debian 12's
+# packages. Idempotent; run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ccache
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libabsl-dev zlib1g-dev libgtest-dev libbenchmark-dev
+)
+if [[ "${1:-}" == "--with-test-tools" ]]; then
+  # Sanitizer and fuzzing runtimes, charts for the benchmark report.
+  packages+=(clang libclang-rt-14-dev gnuplot-nox)
+fi
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null |
+    grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]} > 0)); then
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends "${missing[@]}" > /dev/null
+fi

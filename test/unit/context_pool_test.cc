@@ -1,0 +1,594 @@
+// Layer 1: ThreadLocalPool with a fake, counting policy. No zlib here.
+
+#include "pooled_gzip/context_pool.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip {
+namespace {
+
+constexpr size_t kContextBytes = 100;
+// FakePolicy::Create fails for this key.
+constexpr int kUncreatableKey = -1;
+
+struct FakeContext {
+  int key = 0;
+  int serial = 0;
+  size_t bytes = kContextBytes;  // what Bytes() reports; a test may grow it
+  bool reset_fails = false;      // Reset() returns false when set
+  int resets = 0;
+};
+
+// Counts every context alive in the process, across all pools.
+std::atomic<int> live_fake_contexts{0};
+std::atomic<int> next_serial{0};
+
+struct FakePolicy {
+  using Context = FakeContext;
+  using Key = int;
+  static FakeContext* Create(const int& key) {
+    if (key == kUncreatableKey) return nullptr;
+    auto* context = new FakeContext;
+    context->key = key;
+    context->serial = next_serial.fetch_add(1) + 1;
+    live_fake_contexts.fetch_add(1);
+    return context;
+  }
+  static bool Reset(FakeContext* context) {
+    ++context->resets;
+    return !context->reset_fails;
+  }
+  static size_t Bytes(const FakeContext& context) { return context.bytes; }
+  static void Destroy(FakeContext* context) {
+    live_fake_contexts.fetch_sub(1);
+    delete context;
+  }
+};
+
+using FakePool = ThreadLocalPool<FakePolicy>;
+
+PoolLimits Limits(size_t max_idle_per_thread_per_key, size_t max_pooled_bytes) {
+  PoolLimits limits;
+  limits.max_idle_per_thread_per_key = max_idle_per_thread_per_key;
+  limits.max_pooled_bytes = max_pooled_bytes;
+  return limits;
+}
+
+// The identities pool_stats.h promises for a pool at rest.
+void ExpectConsistent(const PoolStats& stats) {
+  EXPECT_EQ(stats.live, stats.created - stats.destroyed);
+  EXPECT_GE(stats.destroyed, stats.discarded + stats.rejected_by_caps);
+  EXPECT_LE(stats.pooled, stats.live);
+  EXPECT_EQ(stats.hits(), stats.reused);
+  EXPECT_EQ(stats.misses(), stats.created);
+}
+
+// A one-shot gate: threads Wait() until the test Open()s it. No sleeps.
+class Gate {
+ public:
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return open_; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+// Counts arrivals; the test waits until `n` threads have arrived.
+class Counter {
+ public:
+  void Arrive() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++count_;
+    cv_.notify_all();
+  }
+  void WaitFor(int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this, n] { return count_ >= n; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int count_ = 0;
+};
+
+TEST(ContextPoolTest, DefaultLimits) {
+  FakePool pool;
+  EXPECT_EQ(pool.limits().max_idle_per_thread_per_key, 2u);
+  EXPECT_EQ(pool.limits().max_pooled_bytes, size_t{64} << 20);
+}
+
+TEST(ContextPoolTest, ReusesContextOnSameThread) {
+  FakePool pool;
+  constexpr int kRounds = 10;
+  FakeContext* first = nullptr;
+  for (int i = 0; i < kRounds; ++i) {
+    FakePool::Handle handle = pool.Acquire(7);
+    ASSERT_NE(handle, nullptr);
+    if (first == nullptr) first = handle.get();
+    EXPECT_EQ(handle.get(), first) << "round " << i;
+    EXPECT_EQ(handle->key, 7);
+  }
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 1u);
+  EXPECT_EQ(stats.reused, kRounds - 1u);
+  EXPECT_EQ(stats.destroyed, 0u);
+  EXPECT_EQ(stats.pooled, 1u);
+  EXPECT_EQ(stats.pooled_bytes, kContextBytes);
+  EXPECT_EQ(stats.live, 1u);
+  // Every return went through Reset.
+  FakePool::Handle handle = pool.Acquire(7);
+  EXPECT_EQ(handle->resets, kRounds);
+}
+
+TEST(ContextPoolTest, AcquireTakesContextOutOfThePool) {
+  FakePool pool;
+  { FakePool::Handle warm = pool.Acquire(1); }
+  ASSERT_EQ(pool.Stats().pooled, 1u);
+  FakePool::Handle a = pool.Acquire(1);
+  EXPECT_EQ(pool.Stats().pooled, 0u);
+  EXPECT_EQ(pool.Stats().pooled_bytes, 0u);
+  // The one idle context is checked out, so a second checkout is new.
+  FakePool::Handle b = pool.Acquire(1);
+  EXPECT_NE(a.get(), b.get());
+  EXPECT_EQ(pool.Stats().created, 2u);
+  EXPECT_EQ(pool.Stats().reused, 1u);
+}
+
+TEST(ContextPoolTest, CapsIdleContextsPerThreadPerKey) {
+  FakePool pool(Limits(2, size_t{1} << 30));
+  {
+    FakePool::Handle a = pool.Acquire(1);
+    FakePool::Handle b = pool.Acquire(1);
+    FakePool::Handle c = pool.Acquire(1);
+    ASSERT_NE(c, nullptr);
+  }
+  PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 3u);
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.destroyed, 1u);
+  EXPECT_EQ(stats.discarded, 0u);
+  EXPECT_EQ(stats.pooled, 2u);
+  EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
+
+  // The cap is per key: another key has room of its own.
+  {
+    FakePool::Handle a = pool.Acquire(2);
+    FakePool::Handle b = pool.Acquire(2);
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.pooled, 4u);
+  ExpectConsistent(stats);
+}
+
+TEST(ContextPoolTest, CapIsPerThread) {
+  FakePool pool(Limits(1, size_t{1} << 30));
+  { FakePool::Handle here = pool.Acquire(1); }
+  std::thread other([&pool] {
+    // This thread's free list is empty although the main thread has one.
+    FakePool::Handle there = pool.Acquire(1);
+    EXPECT_EQ(pool.Stats().created, 2u);
+    EXPECT_EQ(pool.Stats().reused, 0u);
+  });
+  other.join();
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(stats.pooled, 1u);  // the other thread's context died with it
+  EXPECT_EQ(stats.destroyed, 1u);
+}
+
+TEST(ContextPoolTest, CapsPooledBytesProcessWide) {
+  // Room for two and a half contexts.
+  FakePool pool(Limits(10, 2 * kContextBytes + kContextBytes / 2));
+  {
+    FakePool::Handle a = pool.Acquire(1);
+    FakePool::Handle b = pool.Acquire(2);
+    FakePool::Handle c = pool.Acquire(3);
+  }
+  PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 3u);
+  EXPECT_EQ(stats.pooled, 2u);
+  EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+
+  // Another thread shares the same byte budget, which is full.
+  std::thread other([&pool] { FakePool::Handle there = pool.Acquire(4); });
+  other.join();
+  stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 2u);
+  EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
+  ExpectConsistent(stats);
+}
+
+TEST(ContextPoolTest, ContextThatGrewPastByteCapIsNotPooled) {
+  FakePool pool(Limits(10, 1000));
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    handle->bytes = 1001;  // e.g. a zlib window allocated on first use
+  }
+  PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 0u);
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+
+  // Bytes are measured on return and given back on checkout.
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    handle->bytes = 1000;
+  }
+  EXPECT_EQ(pool.Stats().pooled_bytes, 1000u);
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    EXPECT_EQ(pool.Stats().pooled_bytes, 0u);
+    handle->bytes = 300;
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.pooled_bytes, 300u);
+  EXPECT_EQ(stats.pooled, 1u);
+}
+
+TEST(ContextPoolTest, DifferentKeysNeverShare) {
+  FakePool pool;
+  std::set<FakeContext*> seen;
+  for (int round = 0; round < 3; ++round) {
+    for (int key = 1; key <= 4; ++key) {
+      FakePool::Handle handle = pool.Acquire(key);
+      ASSERT_NE(handle, nullptr);
+      EXPECT_EQ(handle->key, key);
+      seen.insert(handle.get());
+    }
+  }
+  EXPECT_EQ(seen.size(), 4u);
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 4u);
+  EXPECT_EQ(stats.reused, 8u);
+  EXPECT_EQ(stats.pooled, 4u);
+}
+
+TEST(ContextPoolTest, PoolsOfTheSamePolicyNeverShare) {
+  FakePool first;
+  FakePool second;
+  FakeContext* from_first = nullptr;
+  {
+    FakePool::Handle handle = first.Acquire(1);
+    from_first = handle.get();
+  }
+  FakePool::Handle handle = second.Acquire(1);
+  EXPECT_NE(handle.get(), from_first);
+  EXPECT_EQ(second.Stats().created, 1u);
+  EXPECT_EQ(second.Stats().reused, 0u);
+  EXPECT_EQ(first.Stats().pooled, 1u);
+}
+
+TEST(ContextPoolTest, FailedResetDestroysContext) {
+  FakePool pool;
+  int serial = 0;
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    serial = handle->serial;
+    handle->reset_fails = true;
+  }
+  PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.discarded, 1u);
+  EXPECT_EQ(stats.destroyed, 1u);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 0u);
+  EXPECT_EQ(stats.live, 0u);
+
+  FakePool::Handle next = pool.Acquire(1);
+  EXPECT_NE(next->serial, serial);
+  EXPECT_EQ(pool.Stats().created, 2u);
+  EXPECT_EQ(pool.Stats().reused, 0u);
+}
+
+TEST(ContextPoolTest, DiscardDestroysAndNeverReuses) {
+  const int live_before = live_fake_contexts.load();
+  FakePool pool;
+  FakePool::Handle handle = pool.Acquire(1);
+  const int serial = handle->serial;
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 1);
+  pool.Discard(std::move(handle));
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+
+  PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.discarded, 1u);
+  EXPECT_EQ(stats.destroyed, 1u);
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.live, 0u);
+
+  FakePool::Handle next = pool.Acquire(1);
+  EXPECT_NE(next->serial, serial);
+  stats = pool.Stats();
+  EXPECT_EQ(stats.created, 2u);
+  EXPECT_EQ(stats.reused, 0u);
+}
+
+TEST(ContextPoolTest, DiscardingNullHandleDoesNothing) {
+  FakePool pool;
+  pool.Discard(FakePool::Handle());
+  pool.Discard(pool.Acquire(kUncreatableKey));
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.discarded, 0u);
+  EXPECT_EQ(stats.destroyed, 0u);
+}
+
+TEST(ContextPoolTest, CreateFailureGivesNullHandle) {
+  const int live_before = live_fake_contexts.load();
+  FakePool pool;
+  {
+    FakePool::Handle handle = pool.Acquire(kUncreatableKey);
+    EXPECT_EQ(handle, nullptr);
+  }  // dropping a null handle returns nothing
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 0u);
+  EXPECT_EQ(stats.reused, 0u);
+  EXPECT_EQ(stats.destroyed, 0u);
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+  // The pool still works for keys that can be created.
+  EXPECT_NE(pool.Acquire(1), nullptr);
+}
+
+TEST(ContextPoolTest, ThreadExitDestroysItsIdleContexts) {
+  const int live_before = live_fake_contexts.load();
+  FakePool pool;
+  std::thread worker([&pool] {
+    {
+      FakePool::Handle a = pool.Acquire(1);
+      FakePool::Handle b = pool.Acquire(2);
+    }
+    EXPECT_EQ(pool.Stats().pooled, 2u);
+  });
+  worker.join();
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 2u);
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 0u);
+  EXPECT_EQ(stats.created, stats.destroyed);
+  EXPECT_EQ(stats.discarded, 0u);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
+TEST(ContextPoolTest, ManyThreadsStayWithinByteCap) {
+  constexpr int kThreads = 16;
+  constexpr int kRounds = 200;
+  constexpr int kKeys = 3;
+  // Every thread would like 4 idle contexts per key, 16 * 3 * 4 in all, but
+  // the byte cap holds only 20.
+  constexpr size_t kByteCap = 20 * kContextBytes;
+  FakePool pool(Limits(4, kByteCap));
+  std::atomic<uint64_t> max_seen_bytes{0};
+  std::atomic<uint64_t> max_seen_pooled{0};
+  Counter done;
+  Gate exit;
+
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        const int key = (t + round) % kKeys;
+        {
+          // Between one and three checkouts at once.
+          std::vector<FakePool::Handle> handles;
+          for (int i = 0; i <= round % 3; ++i) {
+            handles.push_back(pool.Acquire(key));
+            // No ASSERT: returning early would leave the test waiting.
+            EXPECT_TRUE(handles.back() != nullptr &&
+                        handles.back()->key == key);
+          }
+        }
+        const PoolStats stats = pool.Stats();
+        uint64_t seen = max_seen_bytes.load();
+        while (
+            stats.pooled_bytes > seen &&
+            !max_seen_bytes.compare_exchange_weak(seen, stats.pooled_bytes)) {
+        }
+        seen = max_seen_pooled.load();
+        while (stats.pooled > seen &&
+               !max_seen_pooled.compare_exchange_weak(seen, stats.pooled)) {
+        }
+      }
+      done.Arrive();
+      exit.Wait();  // keep this thread's idle contexts alive for the check
+    });
+  }
+  done.WaitFor(kThreads);
+
+  PoolStats stats = pool.Stats();
+  EXPECT_LE(max_seen_bytes.load(), kByteCap);
+  EXPECT_LE(max_seen_pooled.load(), kByteCap / kContextBytes);
+  EXPECT_GT(max_seen_bytes.load(), 0u);
+  EXPECT_LE(stats.pooled_bytes, kByteCap);
+  EXPECT_EQ(stats.pooled_bytes, stats.pooled * kContextBytes);
+  // Nothing is checked out, so everything alive is idle.
+  EXPECT_EQ(stats.created - stats.destroyed, stats.pooled);
+  EXPECT_GT(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(stats.destroyed, stats.rejected_by_caps);
+  uint64_t checkouts_per_thread = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    checkouts_per_thread += round % 3 + 1;
+  }
+  EXPECT_EQ(stats.created + stats.reused, kThreads * checkouts_per_thread);
+  ExpectConsistent(stats);
+
+  exit.Open();
+  for (std::thread& thread : threads) thread.join();
+  stats = pool.Stats();
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 0u);
+  EXPECT_EQ(stats.created, stats.destroyed);
+}
+
+TEST(ContextPoolTest, DestroyingPoolDestroysThisThreadsIdleContexts) {
+  const int live_before = live_fake_contexts.load();
+  {
+    FakePool pool;
+    {
+      FakePool::Handle a = pool.Acquire(1);
+      FakePool::Handle b = pool.Acquire(1);
+      FakePool::Handle c = pool.Acquire(2);
+    }
+    ASSERT_EQ(pool.Stats().pooled, 3u);
+    EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
+  }
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+
+  // A new pool on this thread starts from nothing.
+  FakePool pool;
+  FakePool::Handle handle = pool.Acquire(1);
+  EXPECT_EQ(pool.Stats().created, 1u);
+  EXPECT_EQ(pool.Stats().reused, 0u);
+}
+
+TEST(ContextPoolTest, OtherThreadsIdleContextsOutliveThePool) {
+  const int live_before = live_fake_contexts.load();
+  auto pool = std::make_unique<FakePool>();
+  Counter pooled;
+  Gate pool_gone;
+  std::thread worker([&] {
+    { FakePool::Handle handle = pool->Acquire(1); }
+    pooled.Arrive();
+    pool_gone.Wait();
+    // Exiting now frees the idle context of a pool that no longer exists.
+  });
+  pooled.WaitFor(1);
+  pool.reset();
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 1);
+  pool_gone.Open();
+  worker.join();
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
+// Holds a checkout in thread-local storage. Constructed before the thread's
+// first Acquire, it is destroyed after the pool's own per-thread cache.
+struct ThreadLocalHolder {
+  FakePool::Handle handle;
+};
+
+TEST(ContextPoolDeathTest, HandleReturnedAfterThreadCacheIsGoneIsDestroyed) {
+  // The child re-runs only this test, so no other thread exists at fork.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        const int live_before = live_fake_contexts.load();
+        auto* pool = new FakePool;  // outlives the thread; never destroyed
+        std::thread worker([pool] {
+          static thread_local ThreadLocalHolder holder;
+          holder.handle = pool->Acquire(1);
+        });
+        worker.join();
+        // At thread exit the handle went back after the thread's cache was
+        // destroyed; the context must have been destroyed, not leaked.
+        std::_Exit(live_fake_contexts.load() == live_before ? 0 : 1);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST(ContextPoolDeathTest, StaticPoolOutlivingMainThreadCacheExitsCleanly) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        // At exit the main thread's cache dies before static objects, so
+        // this pool's destructor runs with the cache already gone. Under
+        // AddressSanitizer a use of the dead cache is reported here.
+        static FakePool pool;
+        { FakePool::Handle handle = pool.Acquire(1); }
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0), "");
+}
+
+TEST(ContextPoolTest, StatsIdentitiesHold) {
+  FakePool pool(Limits(1, size_t{1} << 20));
+  {
+    FakePool::Handle a = pool.Acquire(1);
+    FakePool::Handle b = pool.Acquire(1);  // rejected by the per-key cap
+    FakePool::Handle c = pool.Acquire(2);
+    c->reset_fails = true;  // discarded on return
+    FakePool::Handle d = pool.Acquire(3);
+    pool.Discard(std::move(d));  // discarded
+  }
+  FakePool::Handle in_use = pool.Acquire(1);  // reused
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 4u);
+  EXPECT_EQ(stats.reused, 1u);
+  EXPECT_EQ(stats.discarded, 2u);
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.destroyed, 3u);
+  EXPECT_EQ(stats.live, 1u);
+  EXPECT_EQ(stats.pooled, 0u);
+  ExpectConsistent(stats);
+  EXPECT_EQ(stats.destroyed, stats.discarded + stats.rejected_by_caps);
+
+  const std::string line = ToString(stats);
+  EXPECT_NE(line.find("created=4"), std::string::npos) << line;
+  EXPECT_NE(line.find("reused=1"), std::string::npos) << line;
+  EXPECT_NE(line.find("discarded=2"), std::string::npos) << line;
+  EXPECT_NE(line.find("rejected_by_caps=1"), std::string::npos) << line;
+  EXPECT_NE(line.find("live=1"), std::string::npos) << line;
+}
+
+TEST(ContextPoolTest, SetLimitsAppliesToLaterReleases) {
+  FakePool pool;
+  pool.SetLimits(Limits(1, 12345));
+  EXPECT_EQ(pool.limits().max_idle_per_thread_per_key, 1u);
+  EXPECT_EQ(pool.limits().max_pooled_bytes, 12345u);
+  {
+    FakePool::Handle a = pool.Acquire(1);
+    FakePool::Handle b = pool.Acquire(1);
+  }
+  EXPECT_EQ(pool.Stats().pooled, 1u);
+  EXPECT_EQ(pool.Stats().rejected_by_caps, 1u);
+
+  // Raising the cap lets more contexts stay.
+  pool.SetLimits(Limits(3, 12345));
+  {
+    FakePool::Handle a = pool.Acquire(1);
+    FakePool::Handle b = pool.Acquire(1);
+    FakePool::Handle c = pool.Acquire(1);
+  }
+  EXPECT_EQ(pool.Stats().pooled, 3u);
+  EXPECT_EQ(pool.Stats().rejected_by_caps, 1u);
+
+  // Lowering it does not trim the idle ones, but caps the next return.
+  pool.SetLimits(Limits(0, 12345));
+  EXPECT_EQ(pool.Stats().pooled, 3u);
+  { FakePool::Handle a = pool.Acquire(1); }
+  EXPECT_EQ(pool.Stats().pooled, 2u);
+  EXPECT_EQ(pool.Stats().rejected_by_caps, 2u);
+
+  // A zero byte cap pools nothing, whatever the count cap.
+  FakePool other(Limits(5, 0));
+  { FakePool::Handle a = other.Acquire(1); }
+  EXPECT_EQ(other.Stats().pooled, 0u);
+  EXPECT_EQ(other.Stats().rejected_by_caps, 1u);
+}
+
+}  // namespace
+}  // namespace pooled_gzip
