@@ -1,0 +1,189 @@
+#include "child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace pooled_gzip::interop {
+namespace {
+
+constexpr absl::string_view kListening = "listening on 127.0.0.1:";
+
+// Waiting for a terminated child to go away; servers stop in well under it.
+constexpr absl::Duration kTerminateGrace = absl::Seconds(5);
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
+    const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  const std::string command = absl::StrJoin(argv, " ");
+  if (argv.empty() || access(argv[0].c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot run '", argv.empty() ? "" : argv[0],
+        "': missing peer; run scripts/install_interop_peers.sh and rebuild"));
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError("pipe2() failed");
+  }
+  // Everything the child needs is built before fork: only async-signal-safe
+  // calls may run between fork and exec in a threaded process.
+  std::vector<char*> args;
+  for (const std::string& arg : argv)
+    args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    environment.emplace_back(*entry);
+  }
+  environment.insert(environment.end(), env.begin(), env.end());
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  const pid_t parent = getpid();
+
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return absl::InternalError("fork() failed");
+  }
+  if (pid == 0) {
+    // Dies with the test process, so a crashed test leaves no peer behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    dup2(pipe_fds[1], STDERR_FILENO);
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  return std::unique_ptr<ChildProcess>(
+      new ChildProcess(pid, pipe_fds[0], command));
+}
+
+ChildProcess::~ChildProcess() {
+  Terminate();
+  close(output_fd_);
+}
+
+bool ChildProcess::ReadSome(absl::Duration timeout) {
+  if (output_closed_) return false;
+  pollfd fd = {output_fd_, POLLIN, 0};
+  const int ready = poll(&fd, 1,
+                         static_cast<int>(std::max<int64_t>(
+                             0, absl::ToInt64Milliseconds(timeout))));
+  if (ready <= 0) return true;
+  char buffer[4096];
+  const ssize_t n = read(output_fd_, buffer, sizeof(buffer));
+  if (n > 0) {
+    output_.append(buffer, n);
+    return true;
+  }
+  if (n < 0 && errno == EINTR) return true;
+  output_closed_ = true;
+  return false;
+}
+
+bool ChildProcess::WaitExited(absl::Duration timeout) {
+  if (Reap(WNOHANG)) return true;
+  // A pidfd becomes readable when the child exits, which lets one poll()
+  // wait for the exit and keep draining the child's output together.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd < 0) return false;
+  const absl::Time deadline = absl::Now() + timeout;
+  bool exited = false;
+  while (!exited && absl::Now() < deadline) {
+    pollfd fds[2] = {{pidfd, POLLIN, 0},
+                     {output_closed_ ? -1 : output_fd_, POLLIN, 0}};
+    const int64_t left = absl::ToInt64Milliseconds(deadline - absl::Now());
+    if (poll(fds, 2, static_cast<int>(std::max<int64_t>(left, 0))) < 0 &&
+        errno != EINTR) {
+      break;
+    }
+    if (fds[1].revents != 0) ReadSome(absl::ZeroDuration());
+    exited = fds[0].revents != 0;
+  }
+  close(pidfd);
+  return exited && Reap(0);
+}
+
+bool ChildProcess::Reap(int options) {
+  if (exited_) return true;
+  int status = 0;
+  if (waitpid(pid_, &status, options) != pid_) return false;
+  exited_ = true;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return true;
+}
+
+absl::StatusOr<int> ChildProcess::WaitForListeningPort(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    for (size_t end; (end = output_.find('\n', scanned_)) != std::string::npos;
+         scanned_ = end + 1) {
+      absl::string_view line(output_.data() + scanned_, end - scanned_);
+      const size_t at = line.find(kListening);
+      if (at == absl::string_view::npos) continue;
+      absl::string_view digits = line.substr(at + kListening.size());
+      digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+      int port;
+      if (absl::SimpleAtoi(digits, &port) && port > 0) {
+        scanned_ = end + 1;
+        return port;
+      }
+    }
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "'", command_, "' printed no listening line; output:\n", output_));
+    }
+    if (!ReadSome(std::min(left, absl::Milliseconds(200)))) {
+      WaitExited(kTerminateGrace);
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", command_, "' exited (code ", exit_code_,
+                       ") before listening; output:\n", output_));
+    }
+  }
+}
+
+absl::StatusOr<int> ChildProcess::WaitForExit(absl::Duration timeout) {
+  if (!WaitExited(timeout)) {
+    Terminate();
+    return absl::DeadlineExceededError(
+        absl::StrCat("'", command_, "' still ran after ",
+                     absl::FormatDuration(timeout), "; output:\n", output_));
+  }
+  // Whatever the child wrote just before exiting.
+  for (size_t before = 0; before != output_.size();) {
+    before = output_.size();
+    if (!ReadSome(absl::ZeroDuration())) break;
+  }
+  return exit_code_;
+}
+
+void ChildProcess::Terminate() {
+  if (Reap(WNOHANG)) return;
+  kill(pid_, SIGTERM);
+  if (!WaitExited(kTerminateGrace)) {
+    kill(pid_, SIGKILL);
+    Reap(0);
+  }
+}
+
+}  // namespace pooled_gzip::interop

@@ -1,0 +1,20 @@
+// The payload the suite's Go, Node and Python peer clients send: simple
+// enough to write identically in four languages (unlike the example
+// client's MakePayload, which rests on std::mt19937 and libstdc++'s
+// distributions), and compressible like text.
+
+#ifndef POOLED_GZIP_TEST_INTEROP_HARNESS_PEER_PAYLOAD_H_
+#define POOLED_GZIP_TEST_INTEROP_HARNESS_PEER_PAYLOAD_H_
+
+#include <cstddef>
+#include <string>
+
+namespace pooled_gzip::interop {
+
+// Words from a fixed list of ten, word k being (7k + 3 seed) mod 10, each
+// followed by a space or, every eighth, a newline; cut to `size` bytes.
+std::string PeerPayload(size_t size, int seed);
+
+}  // namespace pooled_gzip::interop
+
+#endif  // POOLED_GZIP_TEST_INTEROP_HARNESS_PEER_PAYLOAD_H_
