@@ -14,7 +14,7 @@
 // or deflate call is compressed like any other message; a call that must mix
 // compressed and plain messages (as the gRPC interop case
 // client_compressed_streaming does) uses raw mode on a stock channel or
-// server, where a plain buffer goes out plain.
+// server, where WriteOptions::set_no_compression() sends a buffer plain.
 
 #ifndef POOLED_GZIP_RAW_MODE_H_
 #define POOLED_GZIP_RAW_MODE_H_
