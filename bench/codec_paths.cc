@@ -1,0 +1,186 @@
+#include "codec_paths.h"
+
+#include <grpc/slice.h>
+#include <grpc/support/alloc.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <limits>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "pooled_gzip/codec.h"
+
+namespace pooled_gzip::bench {
+namespace {
+
+// --- A replica of gRPC 1.51 src/core/lib/compression/message_compress.cc ---
+// Kept line for line in behaviour: fresh stream per message, memLevel 8,
+// windowBits 15|16, 1 KiB output slices, gpr_malloc as zalloc.
+
+constexpr size_t kOutputBlockSize = 1024;
+
+int ZlibBody(z_stream* zs, grpc_slice_buffer* input, grpc_slice_buffer* output,
+             int (*flate)(z_stream* zs, int flush)) {
+  int r = Z_STREAM_END;  // Core does not fail on an empty input.
+  grpc_slice outbuf = grpc_slice_malloc(kOutputBlockSize);
+  zs->avail_out = static_cast<uInt>(GRPC_SLICE_LENGTH(outbuf));
+  zs->next_out = GRPC_SLICE_START_PTR(outbuf);
+  int flush = Z_NO_FLUSH;
+  for (size_t i = 0; i < input->count; i++) {
+    if (i == input->count - 1) flush = Z_FINISH;
+    zs->avail_in = static_cast<uInt>(GRPC_SLICE_LENGTH(input->slices[i]));
+    zs->next_in = GRPC_SLICE_START_PTR(input->slices[i]);
+    do {
+      if (zs->avail_out == 0) {
+        grpc_slice_buffer_add_indexed(output, outbuf);
+        outbuf = grpc_slice_malloc(kOutputBlockSize);
+        zs->avail_out = static_cast<uInt>(GRPC_SLICE_LENGTH(outbuf));
+        zs->next_out = GRPC_SLICE_START_PTR(outbuf);
+      }
+      r = flate(zs, flush);
+      if (r < 0 && r != Z_BUF_ERROR) {
+        grpc_slice_unref(outbuf);
+        return 0;
+      }
+    } while (zs->avail_out == 0);
+    if (zs->avail_in != 0) {
+      grpc_slice_unref(outbuf);
+      return 0;
+    }
+  }
+  if (r != Z_STREAM_END) {
+    grpc_slice_unref(outbuf);
+    return 0;
+  }
+  outbuf.data.refcounted.length -= zs->avail_out;
+  grpc_slice_buffer_add_indexed(output, outbuf);
+  return 1;
+}
+
+void* ZallocGpr(void* /*opaque*/, unsigned int items, unsigned int size) {
+  return gpr_malloc(items * size);
+}
+
+void ZfreeGpr(void* /*opaque*/, void* address) { gpr_free(address); }
+
+void DropAppended(size_t count_before, size_t length_before,
+                  grpc_slice_buffer* output) {
+  for (size_t i = count_before; i < output->count; i++) {
+    grpc_slice_unref(output->slices[i]);
+  }
+  output->count = count_before;
+  output->length = length_before;
+}
+
+void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  for (size_t i = 0; i < input->count; i++) {
+    grpc_slice_buffer_add(output, grpc_slice_ref(input->slices[i]));
+  }
+}
+
+// --- The pooled codec, fed the way the plugin's glue feeds it ---
+
+// Like the plugin's SliceSink: each chunk is one gRPC slice of the size the
+// codec asks for, trimmed to what it wrote.
+class SliceBufferSink final : public ChunkSink {
+ public:
+  explicit SliceBufferSink(grpc_slice_buffer* output) : output_(output) {}
+
+  absl::Span<char> NextChunk(size_t size_hint) override {
+    current_ = grpc_slice_malloc(size_hint);
+    return absl::MakeSpan(
+        reinterpret_cast<char*>(GRPC_SLICE_START_PTR(current_)),
+        GRPC_SLICE_LENGTH(current_));
+  }
+
+  void CommitChunk(size_t used) override {
+    if (used == 0) {
+      grpc_slice_unref(current_);
+      return;
+    }
+    grpc_slice_buffer_add(output_, grpc_slice_sub_no_ref(current_, 0, used));
+  }
+
+ private:
+  grpc_slice_buffer* output_;
+  grpc_slice current_;
+};
+
+// Inline storage, as in the plugin, so that listing the input costs no
+// allocation for messages of up to four slices.
+using SliceViews = absl::InlinedVector<absl::string_view, 4>;
+
+SliceViews Views(const grpc_slice_buffer& buffer) {
+  SliceViews views;
+  views.reserve(buffer.count);
+  for (size_t i = 0; i < buffer.count; i++) {
+    views.emplace_back(
+        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(buffer.slices[i])),
+        GRPC_SLICE_LENGTH(buffer.slices[i]));
+  }
+  return views;
+}
+
+}  // namespace
+
+bool StockCompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  const size_t count_before = output->count;
+  const size_t length_before = output->length;
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  zs.zalloc = ZallocGpr;
+  zs.zfree = ZfreeGpr;
+  int r = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 | 16, 8,
+                       Z_DEFAULT_STRATEGY);
+  if (r != Z_OK) return false;
+  r = ZlibBody(&zs, input, output, deflate) && output->length < input->length;
+  if (!r) DropAppended(count_before, length_before, output);
+  deflateEnd(&zs);
+  // grpc_msg_compress: a message that did not shrink is sent as it is.
+  if (!r) CopyRefs(input, output);
+  return r != 0;
+}
+
+bool StockDecompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  const size_t count_before = output->count;
+  const size_t length_before = output->length;
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  zs.zalloc = ZallocGpr;
+  zs.zfree = ZfreeGpr;
+  int r = inflateInit2(&zs, 15 | 16);
+  if (r != Z_OK) return false;
+  r = ZlibBody(&zs, input, output, inflate);
+  if (!r) DropAppended(count_before, length_before, output);
+  inflateEnd(&zs);
+  return r != 0;
+}
+
+bool PooledCompress(const grpc_slice_buffer& input, grpc_slice_buffer* output) {
+  const SliceViews views = Views(input);
+  SliceBufferSink sink(output);
+  return Compress(views, CompressOptions{}, &sink).ok();
+}
+
+bool PooledDecompress(const grpc_slice_buffer& input, std::string* out) {
+  const SliceViews views = Views(input);
+  out->clear();
+  StringSink sink(out);
+  return Decompress(views, Format::kGzip, std::numeric_limits<size_t>::max(),
+                    &sink)
+      .ok();
+}
+
+std::string Flatten(const grpc_slice_buffer& buffer) {
+  std::string out;
+  out.reserve(buffer.length);
+  for (size_t i = 0; i < buffer.count; i++) {
+    out.append(
+        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(buffer.slices[i])),
+        GRPC_SLICE_LENGTH(buffer.slices[i]));
+  }
+  return out;
+}
+
+}  // namespace pooled_gzip::bench
