@@ -15,9 +15,10 @@ using internal::GlobalZlibPool;
 using internal::ZlibKey;
 using internal::ZlibPool;
 
-// Small enough that glibc serves it from the heap rather than mmap, large
-// enough that a 64 KiB message compresses into one chunk.
-constexpr size_t kMaxChunkBytes = 128 * 1024;
+// Large enough that a 64 KiB message compresses into one chunk, and small
+// enough that the chunk plus gRPC's slice header stays under glibc's default
+// mmap threshold (128 KiB): an mmap per chunk would bring back page faults.
+constexpr size_t kMaxChunkBytes = 128 * 1024 - 1024;
 
 // zlib counts in uInt; larger pieces are fed in slices of this size.
 constexpr size_t kMaxZlibFeed = std::numeric_limits<uInt>::max();

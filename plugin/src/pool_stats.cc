@@ -9,7 +9,8 @@ std::string ToString(const PoolStats& stats) {
       "created=", stats.created, " reused=", stats.reused,
       " destroyed=", stats.destroyed, " discarded=", stats.discarded,
       " rejected_by_caps=", stats.rejected_by_caps, " live=", stats.live,
-      " pooled=", stats.pooled, " pooled_bytes=", stats.pooled_bytes);
+      " pooled=", stats.pooled, " in_reserve=", stats.in_reserve,
+      " pooled_bytes=", stats.pooled_bytes);
 }
 
 }  // namespace pooled_gzip

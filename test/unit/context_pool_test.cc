@@ -196,8 +196,10 @@ TEST(ContextPoolTest, CapIsPerThread) {
   other.join();
   const PoolStats stats = pool.Stats();
   EXPECT_EQ(stats.rejected_by_caps, 0u);
-  EXPECT_EQ(stats.pooled, 1u);  // the other thread's context died with it
-  EXPECT_EQ(stats.destroyed, 1u);
+  // Main's context in its list, the other thread's in the reserve.
+  EXPECT_EQ(stats.pooled, 2u);
+  EXPECT_EQ(stats.in_reserve, 1u);
+  EXPECT_EQ(stats.destroyed, 0u);
 }
 
 TEST(ContextPoolTest, CapsPooledBytesProcessWide) {
@@ -354,25 +356,53 @@ TEST(ContextPoolTest, CreateFailureGivesNullHandle) {
   EXPECT_NE(pool.Acquire(1), nullptr);
 }
 
-TEST(ContextPoolTest, ThreadExitDestroysItsIdleContexts) {
+TEST(ContextPoolTest, ThreadExitParksIdleContextsForOtherThreads) {
   const int live_before = live_fake_contexts.load();
-  FakePool pool;
-  std::thread worker([&pool] {
+  {
+    FakePool pool;
+    std::thread worker([&pool] {
+      {
+        FakePool::Handle a = pool.Acquire(1);
+        FakePool::Handle b = pool.Acquire(2);
+      }
+      EXPECT_EQ(pool.Stats().pooled, 2u);
+      EXPECT_EQ(pool.Stats().in_reserve, 0u);
+    });
+    worker.join();
+    PoolStats stats = pool.Stats();
+    EXPECT_EQ(stats.created, 2u);
+    EXPECT_EQ(stats.pooled, 2u);
+    EXPECT_EQ(stats.in_reserve, 2u);
+    EXPECT_EQ(stats.destroyed, 0u);
+    EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
+
+    // This thread adopts them instead of creating contexts, by key.
     {
       FakePool::Handle a = pool.Acquire(1);
-      FakePool::Handle b = pool.Acquire(2);
+      FakePool::Handle c = pool.Acquire(3);  // no such key in the reserve
     }
-    EXPECT_EQ(pool.Stats().pooled, 2u);
-  });
-  worker.join();
-  const PoolStats stats = pool.Stats();
-  EXPECT_EQ(stats.created, 2u);
-  EXPECT_EQ(stats.pooled, 0u);
-  EXPECT_EQ(stats.pooled_bytes, 0u);
-  EXPECT_EQ(stats.created, stats.destroyed);
-  EXPECT_EQ(stats.discarded, 0u);
-  EXPECT_EQ(stats.rejected_by_caps, 0u);
+    stats = pool.Stats();
+    EXPECT_EQ(stats.created, 3u);
+    EXPECT_EQ(stats.reused, 1u);
+    EXPECT_EQ(stats.in_reserve, 1u);
+    EXPECT_EQ(stats.pooled, 3u);
+    ExpectConsistent(stats);
+  }
+  // The pool's teardown destroyed the reserve and this thread's list.
   EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
+TEST(ContextPoolTest, ThreadChurnReusesContexts) {
+  FakePool pool;
+  for (int i = 0; i < 50; ++i) {
+    std::thread short_lived([&pool] { FakePool::Handle h = pool.Acquire(1); });
+    short_lived.join();
+  }
+  const PoolStats stats = pool.Stats();
+  EXPECT_EQ(stats.created, 1u);
+  EXPECT_EQ(stats.reused, 49u);
+  EXPECT_EQ(stats.in_reserve, 1u);
+  ExpectConsistent(stats);
 }
 
 TEST(ContextPoolTest, ManyThreadsStayWithinByteCap) {
@@ -439,10 +469,13 @@ TEST(ContextPoolTest, ManyThreadsStayWithinByteCap) {
 
   exit.Open();
   for (std::thread& thread : threads) thread.join();
-  stats = pool.Stats();
-  EXPECT_EQ(stats.pooled, 0u);
-  EXPECT_EQ(stats.pooled_bytes, 0u);
-  EXPECT_EQ(stats.created, stats.destroyed);
+  // Every idle context moved to the reserve; none was freed or lost.
+  const PoolStats after_exit = pool.Stats();
+  EXPECT_EQ(after_exit.in_reserve, stats.pooled);
+  EXPECT_EQ(after_exit.pooled, stats.pooled);
+  EXPECT_EQ(after_exit.pooled_bytes, stats.pooled_bytes);
+  EXPECT_EQ(after_exit.destroyed, stats.destroyed);
+  EXPECT_EQ(after_exit.created - after_exit.destroyed, after_exit.pooled);
 }
 
 TEST(ContextPoolTest, DestroyingPoolDestroysThisThreadsIdleContexts) {

@@ -14,11 +14,15 @@
 //   };
 //
 // Each thread keeps its own free list per key, so Acquire and release take no
-// lock; the only shared state is a handful of relaxed atomic counters. Memory
-// is bounded twice: at most `max_idle_per_thread_per_key` idle contexts per
-// thread and key, and at most `max_pooled_bytes` idle bytes in the whole
-// process. Whatever would exceed either cap is destroyed instead of pooled,
-// and a thread's idle contexts are destroyed when the thread exits.
+// lock; the only shared state is a handful of relaxed atomic counters. When a
+// thread exits, its idle contexts move to a shared reserve, which a thread
+// whose own list is empty checks (under a lock) before creating a context:
+// servers retire and start threads all the time (gRPC's sync server does),
+// and without the reserve every new thread would pay for new contexts.
+// Memory is bounded twice: at most `max_idle_per_thread_per_key` idle
+// contexts per thread and key, and at most `max_pooled_bytes` idle bytes in
+// the whole process, reserve included. Whatever would exceed either cap is
+// destroyed instead of pooled.
 //
 // A checkout is a std::unique_ptr whose deleter returns the context, so a
 // context goes back exactly once by construction. Code that saw the context
@@ -32,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -71,25 +76,30 @@ class ThreadLocalPool {
   explicit ThreadLocalPool(PoolLimits limits = {})
       : shared_(std::make_shared<Shared>(limits)) {}
 
-  // Idle contexts of other threads stay accounted in the shared state until
-  // those threads exit; this thread's are destroyed now.
+  // This thread's idle contexts and the reserve are destroyed now; other
+  // threads' when they exit.
   ~ThreadLocalPool() {
     if (LocalCache* cache = LocalCache::Get()) cache->DropPool(shared_.get());
+    shared_->CloseReserve();
   }
 
   ThreadLocalPool(const ThreadLocalPool&) = delete;
   ThreadLocalPool& operator=(const ThreadLocalPool&) = delete;
 
-  // Returns an idle context for `key` from this thread, or a new one. A null
-  // handle means the policy could not create a context.
+  // Returns an idle context for `key` from this thread or the reserve, or a
+  // new one. A null handle means the policy could not create a context.
   Handle Acquire(const Key& key) {
     LocalCache* cache = LocalCache::Get();
-    std::vector<Context*>* idle =
-        cache != nullptr ? &cache->IdleList(shared_, key) : nullptr;
     Context* context = nullptr;
-    if (idle != nullptr && !idle->empty()) {
-      context = idle->back();
-      idle->pop_back();
+    if (cache != nullptr) {
+      std::vector<Context*>& idle = cache->IdleList(shared_, key);
+      if (!idle.empty()) {
+        context = idle.back();
+        idle.pop_back();
+      }
+    }
+    if (context == nullptr) context = shared_->Adopt(key);
+    if (context != nullptr) {
       shared_->pooled_bytes.fetch_sub(Policy::Bytes(*context),
                                       std::memory_order_relaxed);
       shared_->pooled.fetch_sub(1, std::memory_order_relaxed);
@@ -135,6 +145,7 @@ class ThreadLocalPool {
     stats.discarded = shared_->discarded.load(std::memory_order_relaxed);
     stats.rejected_by_caps = shared_->rejected.load(std::memory_order_relaxed);
     stats.pooled = shared_->pooled.load(std::memory_order_relaxed);
+    stats.in_reserve = shared_->reserve_size.load(std::memory_order_relaxed);
     stats.pooled_bytes = shared_->pooled_bytes.load(std::memory_order_relaxed);
     stats.live = stats.created - stats.destroyed;
     return stats;
@@ -161,6 +172,47 @@ class ThreadLocalPool {
       Destroy(context);
     }
 
+    // An exiting thread's idle context; it stays counted as pooled.
+    void Park(const Key& key, Context* context) {
+      {
+        std::lock_guard<std::mutex> lock(reserve_mutex);
+        if (!reserve_closed) {
+          reserve.emplace_back(key, context);
+          reserve_size.fetch_add(1, std::memory_order_relaxed);
+          return;
+        }
+      }
+      DestroyIdle(context);
+    }
+
+    // An idle context for `key` from the reserve, or null. Takes the lock
+    // only when the reserve is not empty.
+    Context* Adopt(const Key& key) {
+      if (reserve_size.load(std::memory_order_relaxed) == 0) return nullptr;
+      std::lock_guard<std::mutex> lock(reserve_mutex);
+      for (auto it = reserve.begin(); it != reserve.end(); ++it) {
+        if (it->first == key) {
+          Context* context = it->second;
+          reserve.erase(it);
+          reserve_size.fetch_sub(1, std::memory_order_relaxed);
+          return context;
+        }
+      }
+      return nullptr;
+    }
+
+    // The pool is gone: destroys the reserve and whatever is parked later.
+    void CloseReserve() {
+      std::vector<std::pair<Key, Context*>> parked;
+      {
+        std::lock_guard<std::mutex> lock(reserve_mutex);
+        reserve_closed = true;
+        parked.swap(reserve);
+        reserve_size.store(0, std::memory_order_relaxed);
+      }
+      for (auto& [key, context] : parked) DestroyIdle(context);
+    }
+
     std::atomic<size_t> max_idle_per_thread_per_key;
     std::atomic<size_t> max_pooled_bytes;
     std::atomic<uint64_t> created{0};
@@ -170,6 +222,11 @@ class ThreadLocalPool {
     std::atomic<uint64_t> rejected{0};
     std::atomic<uint64_t> pooled{0};
     std::atomic<uint64_t> pooled_bytes{0};
+
+    std::mutex reserve_mutex;
+    std::vector<std::pair<Key, Context*>> reserve;  // guarded
+    bool reserve_closed = false;                    // guarded
+    std::atomic<uint64_t> reserve_size{0};
   };
 
   // This thread's idle contexts, for every pool of this Policy type.
@@ -187,7 +244,7 @@ class ThreadLocalPool {
     ~LocalCache() {
       Gone() = true;
       for (Slot& slot : slots_) {
-        for (Context* context : slot.idle) slot.shared->DestroyIdle(context);
+        for (Context* context : slot.idle) slot.shared->Park(slot.key, context);
       }
     }
 

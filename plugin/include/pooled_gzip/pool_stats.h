@@ -13,7 +13,7 @@ namespace pooled_gzip {
 // off by the operations in flight; at rest the identities hold:
 //   live == created - destroyed
 //   destroyed == discarded + rejected_by_caps + (idle contexts freed at
-//                thread exit or pool teardown)
+//                pool teardown)
 struct PoolStats {
   uint64_t created = 0;           // new contexts: pool misses
   uint64_t reused = 0;            // checkouts served from a free list: hits
@@ -21,7 +21,8 @@ struct PoolStats {
   uint64_t discarded = 0;         // freed because they saw an error
   uint64_t rejected_by_caps = 0;  // freed on return because a cap was full
   uint64_t live = 0;              // in use or idle right now
-  uint64_t pooled = 0;            // idle in some thread's free list
+  uint64_t pooled = 0;            // idle, in a thread's list or the reserve
+  uint64_t in_reserve = 0;        // idle, left by threads that exited
   uint64_t pooled_bytes = 0;      // heap held by the idle contexts
 
   uint64_t hits() const { return reused; }
