@@ -56,8 +56,13 @@ void CompressingInterceptor::Intercept(
       format_ = DecideCallFormat(*config_, methods->GetSendInitialMetadata());
     }
   }
-  if (format_ && methods->QueryInterceptionHookPoint(
-                     InterceptionHookPoints::PRE_SEND_MESSAGE)) {
+  // The hook point first: format_ is written while initial metadata goes
+  // out, and gRPC may run this call's other hooks (receives, the server's
+  // close notification) on another thread at the same time. Sends are
+  // ordered, so only PRE_SEND_MESSAGE may read it.
+  if (methods->QueryInterceptionHookPoint(
+          InterceptionHookPoints::PRE_SEND_MESSAGE) &&
+      format_) {
     grpc::ByteBuffer* message = methods->GetSerializedSendMessage();
     // A buffer that is already compressed (raw mode) goes out as it is.
     if (message != nullptr &&
