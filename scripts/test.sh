@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # The test command: installs everything the tests need (Debian packages and
-# the interop peers), builds, and runs every CTest test.
+# the interop peers), builds, runs every CTest test (unit, e2e, package,
+# interop, reliability, bench smoke, style), then the reliability stages:
+# the unit, e2e and reliability tests again under ASan+UBSan (LeakSanitizer
+# included) and under TSan, each in its own clang build folder, and each
+# libFuzzer target for 60 s from the committed seeds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 
 "$root/scripts/install_deps.sh" --with-test-tools
-if [[ -x "$root/scripts/install_interop_peers.sh" ]]; then
-  "$root/scripts/install_interop_peers.sh"
-fi
+"$root/scripts/install_interop_peers.sh"
 
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
-cd "$build_dir"
-ctest -j "${JOBS:-2}" --output-on-failure --timeout 600 "$@"
+(cd "$build_dir" && ctest -j "${JOBS:-2}" --output-on-failure --timeout 600)
+
+if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
+  "$root/scripts/sanitizers.sh" asan tsan
+  "$root/scripts/fuzz.sh"
+fi
+echo "all test stages passed"

@@ -1,0 +1,144 @@
+// libFuzzer target: the decoder, gzip and zlib, with an output limit, fed
+// through the codec (input in pieces, output in capped chunks) or through
+// raw mode (a multi-slice grpc::ByteBuffer). Every result is checked against
+// plain zlib, so the fuzzer finds wrong answers as well as memory errors:
+//
+//   input = 6 header bytes + the compressed message
+//   byte 0: bit 0 format (0 gzip, 1 zlib); bit 1 path (0 codec, 1 raw mode)
+//   bytes 1-3: output limit, big-endian, modulo 1 MiB + 1
+//   byte 4: input piece size (0: one piece)
+//   byte 5: output chunk cap (see CappedSink)
+//
+// Each message is decoded twice, the second time on the context the first
+// returned to the pool, and must give the same answer; then a known-good
+// message must still decode on this thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "fuzz_support.h"
+#include "pooled_gzip/codec.h"
+#include "pooled_gzip/raw_mode.h"
+
+namespace pooled_gzip::fuzz {
+namespace {
+
+constexpr size_t kMaxLimit = size_t{1} << 20;
+
+struct Result {
+  absl::StatusCode code;
+  std::string output;
+};
+
+Result DecodeOnce(const Header& header, Format format, size_t limit) {
+  const std::vector<absl::string_view> pieces =
+      Pieces(header.rest(), header.byte(4));
+  if ((header.byte(0) & 2) != 0) {
+    std::string out;
+    const grpc::Status status =
+        DecodeToString(FlaggedBuffer(pieces, format), &out, limit);
+    return {static_cast<absl::StatusCode>(status.error_code()), out};
+  }
+  CappedSink sink(header.byte(5));
+  const absl::Status status = Decompress(pieces, format, limit, &sink);
+  if (sink.given() > limit + 1) {
+    Fail(absl::StrCat("sink was asked for ", sink.given(),
+                      " bytes under a limit of ", limit));
+  }
+  return {status.code(), sink.out()};
+}
+
+// What the codec must answer, given what plain zlib made of the same bytes
+// with room for limit + 2 bytes of output. Where the limit and an error
+// coincide (exactly limit + 1 bytes before the error), either is right.
+void Check(const Reference& ref, size_t limit, const Result& got) {
+  using Outcome = Reference::Outcome;
+  const size_t produced = ref.output.size();
+  const bool over = produced > limit;
+  auto expect = [&](absl::StatusCode code) {
+    if (got.code != code) {
+      Fail(absl::StrCat("expected code ", static_cast<int>(code), ", got ",
+                        static_cast<int>(got.code), "; reference outcome ",
+                        static_cast<int>(ref.outcome), " after ", produced,
+                        " bytes, limit ", limit));
+    }
+  };
+  switch (ref.outcome) {
+    case Outcome::kStream:
+      if (over) return expect(absl::StatusCode::kResourceExhausted);
+      expect(absl::StatusCode::kOk);
+      if (got.output != ref.output) Fail("output differs from zlib's");
+      return;
+    case Outcome::kTrailingBytes:
+      return expect(over ? absl::StatusCode::kResourceExhausted
+                         : absl::StatusCode::kDataLoss);
+    case Outcome::kOutputExceeded:
+      return expect(absl::StatusCode::kResourceExhausted);
+    case Outcome::kError:
+      if (produced == limit + 1 &&
+          got.code == absl::StatusCode::kResourceExhausted) {
+        return;
+      }
+      return expect(produced > limit + 1 ? absl::StatusCode::kResourceExhausted
+                                         : absl::StatusCode::kDataLoss);
+  }
+}
+
+void CheckErrorOutputIsEmpty(const Header& header, const Result& got) {
+  // Raw mode promises an empty string on error; the codec leaves partial
+  // output in the sink, for the caller to drop.
+  if ((header.byte(0) & 2) != 0 && got.code != absl::StatusCode::kOk &&
+      !got.output.empty()) {
+    Fail("raw mode returned output with an error");
+  }
+}
+
+constexpr absl::string_view kKnownGood = "known good message";
+
+std::string KnownGoodCompressed(Format format) {
+  std::string out;
+  const absl::Status status = CompressToString(kKnownGood, {format, 6}, &out);
+  if (!status.ok()) Fail("Compress: " + status.ToString());
+  return out;
+}
+
+void ExpectKnownGoodStillDecodes(Format format) {
+  static const std::string* const kGzip =
+      new std::string(KnownGoodCompressed(Format::kGzip));
+  static const std::string* const kZlib =
+      new std::string(KnownGoodCompressed(Format::kZlib));
+  std::string out;
+  const absl::Status status = DecompressToString(
+      format == Format::kGzip ? *kGzip : *kZlib, format, 1024, &out);
+  if (!status.ok() || out != kKnownGood) {
+    Fail("a pooled context was left unusable: " + status.ToString());
+  }
+}
+
+}  // namespace
+}  // namespace pooled_gzip::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace pooled_gzip;
+  using namespace pooled_gzip::fuzz;
+  const Header header(data, size, 6);
+  if (!header.ok()) return 0;
+  const Format format =
+      (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
+  const size_t limit = ((size_t{header.byte(1)} << 16) |
+                        (size_t{header.byte(2)} << 8) | header.byte(3)) %
+                       (kMaxLimit + 1);
+  const Reference ref = ReferenceInflate(header.rest(), format, limit + 2);
+  const Result first = DecodeOnce(header, format, limit);
+  Check(ref, limit, first);
+  CheckErrorOutputIsEmpty(header, first);
+  const Result second = DecodeOnce(header, format, limit);
+  if (second.code != first.code || second.output != first.output) {
+    Fail("a second decode, on a pooled context, answered differently");
+  }
+  ExpectKnownGoodStillDecodes(format);
+  return 0;
+}

@@ -1,0 +1,105 @@
+#include "fuzz_support.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "byte_buffer_access.h"
+
+namespace pooled_gzip::fuzz {
+
+void Fail(const std::string& what) {
+  std::fprintf(stderr, "fuzz check failed: %s\n", what.c_str());
+  std::abort();
+}
+
+Header::Header(const uint8_t* data, size_t size, size_t header_bytes) {
+  if (size < header_bytes) return;
+  ok_ = true;
+  header_.assign(data, data + header_bytes);
+  rest_ = absl::string_view(reinterpret_cast<const char*>(data) + header_bytes,
+                            size - header_bytes);
+}
+
+std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size) {
+  if (size == 0) return {data};
+  std::vector<absl::string_view> pieces;
+  for (size_t i = 0; i < data.size(); i += size) {
+    pieces.push_back(data.substr(i, size));
+  }
+  return pieces;
+}
+
+CappedSink::CappedSink(uint8_t cap_code)
+    : cap_(cap_code == 0    ? ~size_t{0}
+           : cap_code < 128 ? cap_code
+                            : (size_t{cap_code} - 127) * 1024) {}
+
+absl::Span<char> CappedSink::NextChunk(size_t size_hint) {
+  if (open_) Fail("NextChunk before CommitChunk");
+  if (size_hint == 0) Fail("NextChunk asked for 0 bytes");
+  open_ = true;
+  chunk_.assign(std::min(size_hint, cap_), '\0');
+  given_ += chunk_.size();
+  return absl::MakeSpan(chunk_);
+}
+
+void CappedSink::CommitChunk(size_t used) {
+  if (!open_) Fail("CommitChunk without NextChunk");
+  if (used > chunk_.size()) Fail("CommitChunk past the chunk");
+  open_ = false;
+  out_.append(chunk_.data(), used);
+}
+
+grpc::ByteBuffer FlaggedBuffer(absl::Span<const absl::string_view> pieces,
+                               Format format) {
+  std::vector<grpc::Slice> slices;
+  for (absl::string_view piece : pieces) {
+    slices.emplace_back(piece.data(), piece.size());
+  }
+  grpc::ByteBuffer buffer(slices.data(), slices.size());
+  internal::CByteBuffer(buffer)->data.raw.compression =
+      format == Format::kGzip ? GRPC_COMPRESS_GZIP : GRPC_COMPRESS_DEFLATE;
+  return buffer;
+}
+
+Reference ReferenceInflate(absl::string_view input, Format format,
+                           size_t max_output) {
+  Reference ref{Reference::Outcome::kError, std::string(max_output, '\0')};
+  z_stream stream{};
+  if (inflateInit2(&stream, format == Format::kGzip ? 31 : 15) != Z_OK) {
+    Fail("inflateInit2");
+  }
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
+  stream.avail_in = static_cast<uInt>(input.size());
+  stream.next_out = reinterpret_cast<Bytef*>(ref.output.data());
+  stream.avail_out = static_cast<uInt>(max_output);
+  // All input and all output room at once: one call decides, unless zlib
+  // returns early with room on both sides, which it does not.
+  int result = Z_OK;
+  while (result == Z_OK && stream.avail_in > 0 && stream.avail_out > 0) {
+    result = inflate(&stream, Z_NO_FLUSH);
+  }
+  if (result == Z_OK) {
+    // One final call with no input left decides between "ended exactly
+    // here" and "truncated"; zlib needs it to report Z_STREAM_END after the
+    // last byte of a gzip trailer in some states.
+    result = inflate(&stream, Z_NO_FLUSH);
+  }
+  ref.output.resize(max_output - stream.avail_out);
+  if (result == Z_STREAM_END) {
+    ref.outcome = stream.avail_in == 0 ? Reference::Outcome::kStream
+                                       : Reference::Outcome::kTrailingBytes;
+  } else if ((result == Z_OK || result == Z_BUF_ERROR) &&
+             stream.avail_out == 0) {
+    ref.outcome = Reference::Outcome::kOutputExceeded;
+  } else {
+    ref.outcome = Reference::Outcome::kError;
+  }
+  inflateEnd(&stream);
+  return ref;
+}
+
+}  // namespace pooled_gzip::fuzz

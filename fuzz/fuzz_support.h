@@ -1,0 +1,82 @@
+// Shared by the fuzz targets: how they read their input, how they cut it into
+// pieces and chunks, and an independent reference decoder (plain zlib).
+
+#ifndef POOLED_GZIP_FUZZ_FUZZ_SUPPORT_H_
+#define POOLED_GZIP_FUZZ_FUZZ_SUPPORT_H_
+
+#include <grpcpp/support/byte_buffer.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "pooled_gzip/codec.h"
+
+namespace pooled_gzip::fuzz {
+
+// Ends the process with a message; libFuzzer saves the input as a crash.
+[[noreturn]] void Fail(const std::string& what);
+
+// Fixed-size header fields at the front of the input, so that seeds are
+// "header + stream" and mutations of the stream leave the header alone.
+class Header {
+ public:
+  Header(const uint8_t* data, size_t size, size_t header_bytes);
+  bool ok() const { return ok_; }
+  uint8_t byte(size_t i) const { return header_[i]; }
+  absl::string_view rest() const { return rest_; }
+
+ private:
+  bool ok_ = false;
+  std::vector<uint8_t> header_;
+  absl::string_view rest_;
+};
+
+// A header byte as a piece size: 0 keeps the input whole.
+std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size);
+
+// A header byte as a cap on output chunks: 0 gives the codec exactly what it
+// asks for; 1..127 that many bytes at most (exercising every boundary);
+// 128..255 up to 128 KiB in steps of 1 KiB.
+class CappedSink final : public ChunkSink {
+ public:
+  explicit CappedSink(uint8_t cap_code);
+  absl::Span<char> NextChunk(size_t size_hint) override;
+  void CommitChunk(size_t used) override;
+  const std::string& out() const { return out_; }
+  // Bytes of all chunks handed out, used or not.
+  size_t given() const { return given_; }
+
+ private:
+  size_t cap_;
+  std::string chunk_;
+  std::string out_;
+  bool open_ = false;
+  size_t given_ = 0;
+};
+
+// A buffer as gRPC hands it over in raw mode, one slice per piece, marked
+// as still compressed in `format`.
+grpc::ByteBuffer FlaggedBuffer(absl::Span<const absl::string_view> pieces,
+                               Format format);
+
+// What plain zlib makes of `input`, producing at most `max_output` bytes.
+struct Reference {
+  enum class Outcome {
+    kStream,          // one complete stream, nothing after it
+    kTrailingBytes,   // a complete stream, then more bytes
+    kError,           // corrupt, truncated, or needs a dictionary
+    kOutputExceeded,  // produced max_output bytes without reaching the end
+  };
+  Outcome outcome;
+  std::string output;  // what was produced before stopping
+};
+Reference ReferenceInflate(absl::string_view input, Format format,
+                           size_t max_output);
+
+}  // namespace pooled_gzip::fuzz
+
+#endif  // POOLED_GZIP_FUZZ_FUZZ_SUPPORT_H_

@@ -1,0 +1,106 @@
+// libFuzzer target: compress, then decompress, any bytes at any level in
+// either format, through the codec (input in pieces, output in capped chunks)
+// or through raw mode (EncodeBytes, then DecodeToString). Plain zlib must
+// read back exactly the input; so must the codec, with the input's size as
+// its limit, and one byte less must be refused. Compressing twice, the second
+// time on the pooled context of the first, must give the same bytes.
+//
+//   input = 3 header bytes + the payload
+//   byte 0: bit 0 format (0 gzip, 1 zlib); bits 1-4 level (n % 11 - 1);
+//           bit 5 path (0 codec, 1 raw mode)
+//   byte 1: input piece size (0: one piece)
+//   byte 2: output chunk cap (see CappedSink)
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "fuzz_support.h"
+#include "pooled_gzip/codec.h"
+#include "pooled_gzip/raw_mode.h"
+
+namespace pooled_gzip::fuzz {
+namespace {
+
+std::string BufferBytes(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  if (!buffer.Dump(&slices).ok()) Fail("ByteBuffer::Dump");
+  std::string bytes;
+  for (const grpc::Slice& slice : slices) {
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  return bytes;
+}
+
+// The compressed form, by the path the header picks.
+std::string CompressOnce(const Header& header, const CompressOptions& options) {
+  if ((header.byte(0) & 0x20) != 0) {
+    const grpc_compression_algorithm algorithm = options.format == Format::kGzip
+                                                     ? GRPC_COMPRESS_GZIP
+                                                     : GRPC_COMPRESS_DEFLATE;
+    grpc::ByteBuffer buffer;
+    const grpc::Status status =
+        EncodeBytes(header.rest(), algorithm, &buffer, options.level);
+    if (!status.ok()) Fail("EncodeBytes: " + status.error_message());
+    if (ReceivedCompression(buffer) != algorithm) {
+      Fail("EncodeBytes did not mark the buffer as compressed");
+    }
+    // And raw mode reads it back, within exactly the payload's size.
+    std::string out;
+    const grpc::Status decoded =
+        DecodeToString(buffer, &out, header.rest().size());
+    if (!decoded.ok() || out != header.rest()) {
+      Fail("DecodeToString(EncodeBytes(x)) != x: " + decoded.error_message());
+    }
+    return BufferBytes(buffer);
+  }
+  CappedSink sink(header.byte(2));
+  const absl::Status status =
+      Compress(Pieces(header.rest(), header.byte(1)), options, &sink);
+  if (!status.ok()) Fail("Compress: " + status.ToString());
+  return sink.out();
+}
+
+}  // namespace
+}  // namespace pooled_gzip::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace pooled_gzip;
+  using namespace pooled_gzip::fuzz;
+  const Header header(data, size, 3);
+  if (!header.ok()) return 0;
+  CompressOptions options;
+  options.format = (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
+  options.level = ((header.byte(0) >> 1) & 0xf) % 11 - 1;
+  const absl::string_view payload = header.rest();
+
+  const std::string compressed = CompressOnce(header, options);
+  const Reference ref =
+      ReferenceInflate(compressed, options.format, payload.size() + 1);
+  if (ref.outcome != Reference::Outcome::kStream || ref.output != payload) {
+    Fail(absl::StrCat("plain zlib cannot read back the payload: outcome ",
+                      static_cast<int>(ref.outcome)));
+  }
+  if (CompressOnce(header, options) != compressed) {
+    Fail("compressing again on a pooled context gave different bytes");
+  }
+
+  const std::vector<absl::string_view> pieces =
+      Pieces(compressed, header.byte(1));
+  CappedSink exact(header.byte(2));
+  const absl::Status status =
+      Decompress(pieces, options.format, payload.size(), &exact);
+  if (!status.ok() || exact.out() != payload) {
+    Fail("Decompress(Compress(x)) != x: " + status.ToString());
+  }
+  if (!payload.empty()) {
+    CappedSink short_sink(header.byte(2));
+    if (Decompress(pieces, options.format, payload.size() - 1, &short_sink)
+            .code() != absl::StatusCode::kResourceExhausted) {
+      Fail("a limit one byte short was not RESOURCE_EXHAUSTED");
+    }
+  }
+  return 0;
+}

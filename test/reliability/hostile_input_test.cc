@@ -1,0 +1,296 @@
+// Hostile input for the raw-mode decoder: corrupt, truncated, wrong-format
+// and trailing-garbage messages, and a decompression bomb, each fed directly
+// to pooled_gzip::DecodeToString and through a real raw-mode server on
+// loopback. Every one must end in an error status, the bomb must stop at the
+// limit without allocating past it, and the server must keep serving.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "echo_client_lib.h"
+#include "hostile_inputs.h"
+#include "pool_at_rest.h"
+#include "pooled_gzip/pooled_gzip.h"
+#include "process_memory.h"
+#include "raw_echo.h"
+
+namespace pooled_gzip::reliability {
+namespace {
+
+using echo::EchoRequest;
+using echo::EchoResponse;
+
+grpc_compression_algorithm AlgorithmOf(Format format) {
+  return format == Format::kGzip ? GRPC_COMPRESS_GZIP : GRPC_COMPRESS_DEFLATE;
+}
+
+Format OtherFormat(Format format) {
+  return format == Format::kGzip ? Format::kZlib : Format::kGzip;
+}
+
+std::string Message(size_t size, uint32_t seed = 5) {
+  EchoRequest request;
+  request.set_payload(echo::MakePayload(size, seed));
+  return request.SerializeAsString();
+}
+
+// Nothing checked out and forgotten: every live context is idle in some
+// thread's free list once no call is in flight.
+void ExpectNoContextOutstanding() {
+  PoolStats stats;
+  EXPECT_TRUE(PoolComesToRest(&stats)) << ToString(stats);
+}
+
+// A format, and the size of the slices the message arrives in (gRPC hands
+// over a message in as many slices as it came in frames).
+using DecodeParam = std::tuple<Format, size_t>;
+
+class RawDecoderTest : public testing::TestWithParam<DecodeParam> {
+ protected:
+  Format format() const { return std::get<0>(GetParam()); }
+  size_t slice_bytes() const { return std::get<1>(GetParam()); }
+
+  grpc::Status Decode(absl::string_view bytes, std::string* out,
+                      size_t limit = kDefaultMaxMessageBytes) {
+    return Decode(bytes, AlgorithmOf(format()), out, limit);
+  }
+  grpc::Status Decode(absl::string_view bytes,
+                      grpc_compression_algorithm algorithm, std::string* out,
+                      size_t limit = kDefaultMaxMessageBytes) {
+    return DecodeToString(FlaggedBuffer(bytes, algorithm, slice_bytes()), out,
+                          limit);
+  }
+
+  // The decoder that just failed left nothing behind: a good message still
+  // decodes on this thread, from the pool.
+  void ExpectStillDecodes() {
+    const std::string message = Message(3000, 99);
+    std::string out;
+    const grpc::Status status = Decode(PlainCompress(message, format()), &out);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(out, message);
+    ExpectNoContextOutstanding();
+  }
+};
+
+TEST_P(RawDecoderTest, CorruptBodyIsDataLoss) {
+  const std::string good = PlainCompress(Message(4096), format());
+  int failures = 0;
+  // Past gzip's 10-byte header (whose mtime and OS bytes nobody checks),
+  // each flipped byte breaks the deflate data or a checksum.
+  for (size_t i = 10; i < good.size(); i += 7) {
+    std::string bad = good;
+    bad[i] = static_cast<char>(bad[i] ^ 0xa5);
+    std::string out;
+    const grpc::Status status = Decode(bad, &out);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
+        << "byte " << i << ": " << status.error_message();
+    EXPECT_TRUE(out.empty()) << "byte " << i;
+    ++failures;
+  }
+  EXPECT_GT(failures, 50);
+  ExpectStillDecodes();
+}
+
+TEST_P(RawDecoderTest, EveryTruncationIsDataLoss) {
+  const std::string good = PlainCompress(Message(600), format());
+  for (size_t length = 0; length < good.size(); ++length) {
+    std::string out;
+    const grpc::Status status = Decode(good.substr(0, length), &out);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
+        << "prefix " << length << " of " << good.size();
+    EXPECT_TRUE(out.empty());
+  }
+  ExpectStillDecodes();
+}
+
+TEST_P(RawDecoderTest, WrongFormatIsDataLoss) {
+  // zlib bytes flagged as gzip, and gzip bytes flagged as deflate.
+  const std::string message = Message(2048);
+  std::string out;
+  const grpc::Status status =
+      Decode(PlainCompress(message, OtherFormat(format())), &out);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
+      << status.error_message();
+  EXPECT_TRUE(out.empty());
+  ExpectStillDecodes();
+}
+
+TEST_P(RawDecoderTest, GarbageAndTrailingBytesAreDataLoss) {
+  const std::string good = PlainCompress(Message(1024), format());
+  const std::vector<std::string> hostile = {
+      "",
+      "not compressed at all",
+      std::string(4096, '\0'),
+      std::string(4096, '\xff'),
+      good + "x",
+      good + good,
+      // A valid header, then nothing but noise.
+      good.substr(0, 10) + std::string(1000, '\x5a'),
+  };
+  for (size_t i = 0; i < hostile.size(); ++i) {
+    std::string out;
+    const grpc::Status status = Decode(hostile[i], &out);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
+        << "case " << i << ": " << status.error_message();
+    EXPECT_TRUE(out.empty()) << "case " << i;
+  }
+  ExpectStillDecodes();
+}
+
+TEST_P(RawDecoderTest, UnknownAlgorithmIsInvalidArgument) {
+  std::string out;
+  const grpc::Status status = Decode(PlainCompress(Message(100), format()),
+                                     GRPC_COMPRESS_ALGORITHMS_COUNT, &out);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_P(RawDecoderTest, SmallBombStopsAtTheLimit) {
+  // 64 MiB of zeros under a 1 MiB limit: the error, not the zeros.
+  const std::string bomb = ZeroBomb(64 * kMiB, format());
+  const PoolStats before = GetPoolStats();
+  std::string out;
+  const grpc::Status status = Decode(bomb, &out, kMiB);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << status.error_message();
+  EXPECT_TRUE(out.empty());
+  EXPECT_LE(out.capacity(), 4 * kMiB);  // never grew towards 64 MiB
+  // The reader that hit the limit is destroyed, never pooled.
+  EXPECT_EQ(GetPoolStats().discarded, before.discarded + 1);
+  ExpectStillDecodes();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FormatsAndSlices, RawDecoderTest,
+    testing::Combine(testing::Values(Format::kGzip, Format::kZlib),
+                     testing::Values(~size_t{0}, size_t{7})),
+    [](const testing::TestParamInfo<DecodeParam>& info) {
+      return std::string(std::get<0>(info.param) == Format::kGzip ? "Gzip"
+                                                                  : "Zlib") +
+             (std::get<1>(info.param) == 7 ? "In7ByteSlices" : "OneSlice");
+    });
+
+// The 1 GiB bomb of the issue, measured with the kernel's peak RSS. Each
+// CTest test is its own process, so the peak is this test's alone.
+class GigabyteBombTest : public testing::TestWithParam<Format> {};
+
+TEST_P(GigabyteBombTest, StopsAtTheLimitWithoutAllocatingPastIt) {
+  const std::string bomb = ZeroBomb(kGiB, GetParam());
+  ASSERT_LT(bomb.size(), 2 * kMiB);
+  const grpc::ByteBuffer buffer =
+      FlaggedBuffer(bomb, AlgorithmOf(GetParam()), 16 * 1024);
+  ASSERT_TRUE(ResetPeakRss());
+  const size_t rss_before = CurrentRssBytes();
+  std::string out;
+  const grpc::Status status = DecodeToString(buffer, &out);
+  const size_t peak = PeakRssBytes();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << status.error_message();
+  EXPECT_TRUE(out.empty());
+  const size_t growth = peak > rss_before ? peak - rss_before : 0;
+  std::printf(
+      "bomb %s: %zu bytes inflating to 1 GiB, limit %zu bytes; RSS before "
+      "%.1f MiB, peak during decode %.1f MiB (+%.1f MiB)\n",
+      std::string(FormatName(GetParam())).c_str(), bomb.size(),
+      kDefaultMaxMessageBytes, rss_before / double(kMiB), peak / double(kMiB),
+      growth / double(kMiB));
+  RecordProperty("peak_rss_growth_bytes", std::to_string(growth));
+  // The limit is 4 MiB; the string may double past it once while growing,
+  // and sanitizers add shadow memory. Inflating the bomb would cost 1 GiB.
+  EXPECT_LT(growth, 64 * kMiB);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothFormats, GigabyteBombTest,
+                         testing::Values(Format::kGzip, Format::kZlib),
+                         [](const testing::TestParamInfo<Format>& info) {
+                           return std::string(
+                               info.param == Format::kGzip ? "Gzip" : "Zlib");
+                         });
+
+// Sends `bytes` flagged with `algorithm` to the raw server, as a client
+// whose call really uses that algorithm.
+grpc::Status SendFlagged(const std::shared_ptr<grpc::Channel>& channel,
+                         absl::string_view bytes,
+                         grpc_compression_algorithm algorithm) {
+  grpc::ClientContext context;
+  context.set_compression_algorithm(algorithm);
+  grpc::ByteBuffer reply;
+  return echo::RawUnary(channel, &context,
+                        FlaggedBuffer(bytes, algorithm, 16 * 1024), &reply);
+}
+
+void ExpectServerStillServes(const std::shared_ptr<grpc::Channel>& channel) {
+  auto stub = echo::Echo::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+  EchoRequest request;
+  request.set_payload(echo::MakePayload(5000, 3));
+  EchoResponse response;
+  const grpc::Status status = stub->Unary(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(response.payload(), request.payload());
+}
+
+TEST(HostileOverTheWire, EachFailsItsCallAndTheServerKeepsServing) {
+  echo::RawServer raw = echo::StartRawServer(/*with_plugin=*/true);
+  auto channel =
+      grpc::CreateChannel(raw.target(), grpc::InsecureChannelCredentials());
+  const std::string message = Message(8192);
+  for (Format format : {Format::kGzip, Format::kZlib}) {
+    const std::string good = PlainCompress(message, format);
+    std::string corrupt = good;
+    corrupt[good.size() / 2] = static_cast<char>(corrupt[good.size() / 2] ^ 1);
+    struct Case {
+      const char* name;
+      std::string bytes;
+    };
+    const std::vector<Case> cases = {
+        {"corrupt", corrupt},
+        {"truncated", good.substr(0, good.size() - 3)},
+        {"wrong format", PlainCompress(message, OtherFormat(format))},
+        {"trailing bytes", good + "!"},
+        {"not compressed", message},
+    };
+    for (const Case& c : cases) {
+      const grpc::Status status =
+          SendFlagged(channel, c.bytes, AlgorithmOf(format));
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
+          << FormatName(format) << " " << c.name << ": "
+          << status.error_message();
+      ExpectServerStillServes(channel);
+    }
+  }
+  raw.server->Shutdown();
+  ExpectNoContextOutstanding();
+}
+
+TEST(HostileOverTheWire, GigabyteBombIsRefusedAtTheLimit) {
+  echo::RawServer raw = echo::StartRawServer(/*with_plugin=*/true);
+  auto channel =
+      grpc::CreateChannel(raw.target(), grpc::InsecureChannelCredentials());
+  ExpectServerStillServes(channel);  // connected and warm before measuring
+  const std::string bomb = ZeroBomb(kGiB, Format::kGzip);
+  ASSERT_TRUE(ResetPeakRss());
+  const size_t rss_before = CurrentRssBytes();
+  const grpc::Status status = SendFlagged(channel, bomb, GRPC_COMPRESS_GZIP);
+  const size_t peak = PeakRssBytes();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << status.error_message();
+  const size_t growth = peak > rss_before ? peak - rss_before : 0;
+  std::printf(
+      "bomb over the wire (client and raw-mode server in one process): RSS "
+      "before %.1f MiB, peak during the call %.1f MiB (+%.1f MiB)\n",
+      rss_before / double(kMiB), peak / double(kMiB), growth / double(kMiB));
+  RecordProperty("peak_rss_growth_bytes", std::to_string(growth));
+  EXPECT_LT(growth, 64 * kMiB);
+  ExpectServerStillServes(channel);
+  raw.server->Shutdown();
+  ExpectNoContextOutstanding();
+}
+
+}  // namespace
+}  // namespace pooled_gzip::reliability

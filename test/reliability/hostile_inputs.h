@@ -1,0 +1,38 @@
+// Hostile compressed messages, made with plain zlib (independent of the code
+// under test), and the raw-mode buffers that carry them.
+
+#ifndef POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
+#define POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
+
+#include <grpc/impl/codegen/compression_types.h>
+#include <grpcpp/support/byte_buffer.h>
+
+#include <cstddef>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "pooled_gzip/codec.h"
+
+namespace pooled_gzip::reliability {
+
+inline constexpr size_t kGiB = size_t{1} << 30;
+
+// A decompression bomb: `zeros` zero bytes compressed at level 9 (1 GiB
+// gives about 1 MiB). The zeros are fed from a small buffer, so the
+// uncompressed form never exists in this process. They are the payload of a
+// serialized EchoRequest, so that a typed server that inflated the whole
+// thing would also have a message it could parse.
+std::string ZeroBomb(size_t zeros, Format format);
+
+// `data` compressed by plain zlib in `format`.
+std::string PlainCompress(absl::string_view data, Format format);
+
+// A buffer as gRPC hands it over in raw mode: `bytes` in slices of at most
+// `slice_bytes`, marked as still compressed with `algorithm`.
+grpc::ByteBuffer FlaggedBuffer(absl::string_view bytes,
+                               grpc_compression_algorithm algorithm,
+                               size_t slice_bytes = ~size_t{0});
+
+}  // namespace pooled_gzip::reliability
+
+#endif  // POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
