@@ -294,17 +294,22 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
   stream->WritesDone();
   ASSERT_TRUE(stream->Finish().ok());
 
-  // Each message passed the user's interceptor, uncompressed, on both sides.
-  EXPECT_EQ(client_log.messages, 20 + 501);
-  EXPECT_EQ(server_log.messages, 20 + 501);
-  EXPECT_EQ(client_log.compressed_before_me, 0);
-  EXPECT_EQ(server_log.compressed_before_me, 0);
-  // Nothing is re-initialised per message: one gzip writer per thread that
-  // ever compressed, and none at all once a stream is warm.
-  const size_t threads = client_log.threads.size() + server_log.threads.size();
-  EXPECT_LE(steady.created - start.created, threads);
-  EXPECT_EQ(steady.created, warm.created);
-  EXPECT_EQ(steady.reused - warm.reused, 2u * 500);
+  {
+    std::lock_guard<std::mutex> client_lock(client_log.mutex);
+    std::lock_guard<std::mutex> server_lock(server_log.mutex);
+    // Each message passed the user's interceptor, uncompressed, on both sides.
+    EXPECT_EQ(client_log.messages, 20 + 501);
+    EXPECT_EQ(server_log.messages, 20 + 501);
+    EXPECT_EQ(client_log.compressed_before_me, 0);
+    EXPECT_EQ(server_log.compressed_before_me, 0);
+    // Nothing is re-initialised per message: one gzip writer per thread that
+    // ever compressed, and none at all once a stream is warm.
+    const size_t threads =
+        client_log.threads.size() + server_log.threads.size();
+    EXPECT_LE(steady.created - start.created, threads);
+    EXPECT_EQ(steady.created, warm.created);
+    EXPECT_EQ(steady.reused - warm.reused, 2u * 500);
+  }
   server->Shutdown();
 }
 
