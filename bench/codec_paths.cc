@@ -7,9 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "absl/container/inlined_vector.h"
-#include "absl/types/span.h"
 #include "pooled_gzip/codec.h"
+#include "slice_buffers.h"
 
 namespace pooled_gzip::bench {
 namespace {
@@ -79,49 +78,6 @@ void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
   }
 }
 
-// --- The pooled codec, fed the way the plugin's glue feeds it ---
-
-// Like the plugin's SliceSink: each chunk is one gRPC slice of the size the
-// codec asks for, trimmed to what it wrote.
-class SliceBufferSink final : public ChunkSink {
- public:
-  explicit SliceBufferSink(grpc_slice_buffer* output) : output_(output) {}
-
-  absl::Span<char> NextChunk(size_t size_hint) override {
-    current_ = grpc_slice_malloc(size_hint);
-    return absl::MakeSpan(
-        reinterpret_cast<char*>(GRPC_SLICE_START_PTR(current_)),
-        GRPC_SLICE_LENGTH(current_));
-  }
-
-  void CommitChunk(size_t used) override {
-    if (used == 0) {
-      grpc_slice_unref(current_);
-      return;
-    }
-    grpc_slice_buffer_add(output_, grpc_slice_sub_no_ref(current_, 0, used));
-  }
-
- private:
-  grpc_slice_buffer* output_;
-  grpc_slice current_;
-};
-
-// Inline storage, as in the plugin, so that listing the input costs no
-// allocation for messages of up to four slices.
-using SliceViews = absl::InlinedVector<absl::string_view, 4>;
-
-SliceViews Views(const grpc_slice_buffer& buffer) {
-  SliceViews views;
-  views.reserve(buffer.count);
-  for (size_t i = 0; i < buffer.count; i++) {
-    views.emplace_back(
-        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(buffer.slices[i])),
-        GRPC_SLICE_LENGTH(buffer.slices[i]));
-  }
-  return views;
-}
-
 }  // namespace
 
 bool StockCompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
@@ -158,17 +114,15 @@ bool StockDecompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
 }
 
 bool PooledCompress(const grpc_slice_buffer& input, grpc_slice_buffer* output) {
-  const SliceViews views = Views(input);
-  SliceBufferSink sink(output);
-  return Compress(views, CompressOptions{}, &sink).ok();
+  internal::SliceBufferSink sink(output);
+  return Compress(internal::ViewsOf(input), CompressOptions{}, &sink).ok();
 }
 
 bool PooledDecompress(const grpc_slice_buffer& input, std::string* out) {
-  const SliceViews views = Views(input);
   out->clear();
   StringSink sink(out);
-  return Decompress(views, Format::kGzip, std::numeric_limits<size_t>::max(),
-                    &sink)
+  return Decompress(internal::ViewsOf(input), Format::kGzip,
+                    std::numeric_limits<size_t>::max(), &sink)
       .ok();
 }
 

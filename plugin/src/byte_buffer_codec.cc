@@ -3,60 +3,40 @@
 #include <grpc/slice.h>
 #include <grpcpp/support/slice.h>
 
-#include "absl/container/inlined_vector.h"
 #include "byte_buffer_access.h"
+#include "slice_buffers.h"
 
 namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// Hands zlib the memory of freshly allocated gRPC slices.
-class SliceSink final : public ChunkSink {
- public:
-  absl::Span<char> NextChunk(size_t size_hint) override {
-    current_ = grpc_slice_malloc(size_hint);
-    return absl::MakeSpan(
-        reinterpret_cast<char*>(GRPC_SLICE_START_PTR(current_)),
-        GRPC_SLICE_LENGTH(current_));
-  }
+// Wraps compressed slices in a buffer marked so that gRPC core sends it as it
+// is, and moves it into `out`. The buffer takes its own references.
+void MoveInto(grpc_slice_buffer* slices, grpc_compression_algorithm algorithm,
+              grpc::ByteBuffer* out) {
+  // grpc::Slice has grpc_slice's representation (byte_buffer.h asserts it).
+  grpc::ByteBuffer buffer(reinterpret_cast<const grpc::Slice*>(slices->slices),
+                          slices->count);
+  CByteBuffer(buffer)->data.raw.compression = algorithm;
+  out->Swap(&buffer);
+}
 
-  void CommitChunk(size_t used) override {
-    if (used == 0) {
-      grpc_slice_unref(current_);
-      return;
-    }
-    // Keeps the allocation, shows only what zlib wrote; no copy.
-    slices_.emplace_back(grpc_slice_sub_no_ref(current_, 0, used),
-                         grpc::Slice::STEAL_REF);
-  }
-
-  // A buffer that gRPC core sends without compressing it again.
-  void MoveInto(grpc_compression_algorithm algorithm, grpc::ByteBuffer* out) {
-    grpc::ByteBuffer buffer(slices_.data(), slices_.size());
-    CByteBuffer(buffer)->data.raw.compression = algorithm;
-    slices_.clear();
-    out->Swap(&buffer);
-  }
-
- private:
-  grpc_slice current_;
-  absl::InlinedVector<grpc::Slice, 2> slices_;
-};
-
-// Views of the slices of a raw buffer; valid while the buffer is.
-absl::InlinedVector<absl::string_view, 4> SliceViews(
-    const grpc::ByteBuffer& buffer) {
-  absl::InlinedVector<absl::string_view, 4> views;
+SliceViews BufferViews(const grpc::ByteBuffer& buffer) {
   grpc_byte_buffer* c_buffer = CByteBuffer(buffer);
-  if (c_buffer == nullptr) return views;
-  const grpc_slice_buffer& slices = c_buffer->data.raw.slice_buffer;
-  views.reserve(slices.count);
-  for (size_t i = 0; i < slices.count; ++i) {
-    views.emplace_back(
-        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(slices.slices[i])),
-        GRPC_SLICE_LENGTH(slices.slices[i]));
-  }
-  return views;
+  if (c_buffer == nullptr) return {};
+  return ViewsOf(c_buffer->data.raw.slice_buffer);
+}
+
+absl::Status CompressViews(const SliceViews& views,
+                           const CompressOptions& options,
+                           grpc::ByteBuffer* out) {
+  grpc_slice_buffer slices;
+  grpc_slice_buffer_init(&slices);
+  SliceBufferSink sink(&slices);
+  absl::Status status = Compress(views, options, &sink);
+  if (status.ok()) MoveInto(&slices, AlgorithmOf(options.format), out);
+  grpc_slice_buffer_destroy(&slices);
+  return status;
 }
 
 }  // namespace
@@ -78,22 +58,13 @@ grpc_compression_algorithm AlgorithmOf(Format format) {
 
 absl::Status CompressInPlace(grpc::ByteBuffer* buffer,
                              const CompressOptions& options) {
-  SliceSink sink;
-  absl::Status status = Compress(SliceViews(*buffer), options, &sink);
-  if (!status.ok()) return status;
-  sink.MoveInto(AlgorithmOf(options.format), buffer);
-  return absl::OkStatus();
+  return CompressViews(BufferViews(*buffer), options, buffer);
 }
 
 absl::Status CompressBytes(absl::string_view bytes,
                            const CompressOptions& options,
                            grpc::ByteBuffer* out) {
-  SliceSink sink;
-  absl::Status status =
-      Compress(absl::MakeConstSpan(&bytes, 1), options, &sink);
-  if (!status.ok()) return status;
-  sink.MoveInto(AlgorithmOf(options.format), out);
-  return absl::OkStatus();
+  return CompressViews(SliceViews{bytes}, options, out);
 }
 
 absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer, Format format,
@@ -101,7 +72,7 @@ absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer, Format format,
   out->clear();
   StringSink sink(out);
   absl::Status status =
-      Decompress(SliceViews(buffer), format, max_output_bytes, &sink);
+      Decompress(BufferViews(buffer), format, max_output_bytes, &sink);
   if (!status.ok()) out->clear();
   return status;
 }
