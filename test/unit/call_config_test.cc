@@ -1,0 +1,156 @@
+// Layer 3's decision, without a network: what the plugin reads from channel
+// arguments, and which calls it compresses given their initial metadata.
+
+#include "call_config.h"
+
+#include <grpc/compression.h>
+#include <grpcpp/support/channel_arguments.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "pooled_gzip/channel_args.h"
+
+namespace pooled_gzip::internal {
+namespace {
+
+using Metadata = std::multimap<std::string, std::string>;
+
+constexpr char kRequestKey[] = GRPC_COMPRESSION_REQUEST_ALGORITHM_MD_KEY;
+
+ChannelConfig Read(const grpc::ChannelArguments& args) {
+  return ReadChannelConfig(args.c_channel_args());
+}
+
+ChannelConfig WithDefault(grpc_compression_algorithm algorithm) {
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(algorithm);
+  return Read(args);
+}
+
+TEST(ReadChannelConfig, DefaultsMatchCore) {
+  const ChannelConfig config = Read(grpc::ChannelArguments());
+  EXPECT_EQ(config.default_algorithm, GRPC_COMPRESS_NONE);
+  EXPECT_EQ(config.enabled_algorithms, ~uint32_t{0});
+  EXPECT_TRUE(config.per_message_compression);
+  EXPECT_FALSE(config.default_level_set);
+  EXPECT_TRUE(config.enabled);
+  EXPECT_EQ(config.level, kDefaultLevel);
+  EXPECT_FALSE(config.max_idle_per_thread.has_value());
+  EXPECT_FALSE(config.max_pooled_bytes.has_value());
+}
+
+TEST(ReadChannelConfig, ReadsGrpcAndPluginKeys) {
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(GRPC_COMPRESS_DEFLATE);
+  args.SetInt(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET,
+              1 << GRPC_COMPRESS_DEFLATE);
+  args.SetInt(GRPC_ARG_ENABLE_PER_MESSAGE_COMPRESSION, 0);
+  args.SetInt(GRPC_COMPRESSION_CHANNEL_DEFAULT_LEVEL, GRPC_COMPRESS_LEVEL_LOW);
+  args.SetInt(kArgEnabled, 0);
+  args.SetInt(kArgLevel, 1);
+  args.SetInt(kArgMaxIdlePerThread, 3);
+  args.SetInt(kArgMaxPooledBytes, 1 << 20);
+  const ChannelConfig config = Read(args);
+  EXPECT_EQ(config.default_algorithm, GRPC_COMPRESS_DEFLATE);
+  // Core keeps "identity" enabled whatever the bitset says.
+  EXPECT_EQ(config.enabled_algorithms,
+            (1u << GRPC_COMPRESS_DEFLATE) | (1u << GRPC_COMPRESS_NONE));
+  EXPECT_FALSE(config.per_message_compression);
+  EXPECT_TRUE(config.default_level_set);
+  EXPECT_FALSE(config.enabled);
+  EXPECT_EQ(config.level, 1);
+  EXPECT_EQ(config.max_idle_per_thread, 3u);
+  EXPECT_EQ(config.max_pooled_bytes, size_t{1} << 20);
+}
+
+TEST(ReadChannelConfig, IgnoresMalformedPluginValues) {
+  grpc::ChannelArguments args;
+  args.SetInt(kArgLevel, 10);
+  args.SetInt(kArgEnabled, 2);
+  args.SetString(kArgMaxPooledBytes, "lots");
+  args.SetInt(kArgMaxIdlePerThread, -1);
+  const ChannelConfig config = Read(args);
+  EXPECT_EQ(config.level, kDefaultLevel);
+  EXPECT_TRUE(config.enabled);
+  EXPECT_FALSE(config.max_pooled_bytes.has_value());
+  EXPECT_FALSE(config.max_idle_per_thread.has_value());
+}
+
+TEST(ApplyPoolCaps, ChangesOnlyTheCapsGiven) {
+  const PoolLimits original = GetPoolLimits();
+  ChannelConfig config;
+  config.max_pooled_bytes = 12345;
+  ApplyPoolCaps(config);
+  EXPECT_EQ(GetPoolLimits().max_pooled_bytes, 12345u);
+  EXPECT_EQ(GetPoolLimits().max_idle_per_thread_per_key,
+            original.max_idle_per_thread_per_key);
+  SetPoolLimits(original);
+}
+
+TEST(DecideCallFormat, ChannelDefaultIsMadeExplicit) {
+  Metadata metadata;
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_GZIP), &metadata),
+            Format::kGzip);
+  // Written into the call, so core cannot pick anything else.
+  ASSERT_EQ(metadata.count(kRequestKey), 1u);
+  EXPECT_EQ(metadata.find(kRequestKey)->second, "gzip");
+
+  Metadata deflate_metadata;
+  EXPECT_EQ(
+      DecideCallFormat(WithDefault(GRPC_COMPRESS_DEFLATE), &deflate_metadata),
+      Format::kZlib);
+  EXPECT_EQ(deflate_metadata.find(kRequestKey)->second, "deflate");
+}
+
+TEST(DecideCallFormat, NoCompressionLeavesTheCallAlone) {
+  Metadata metadata;
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_NONE), &metadata),
+            std::nullopt);
+  EXPECT_TRUE(metadata.empty());
+}
+
+TEST(DecideCallFormat, PerCallAlgorithmWins) {
+  Metadata to_none{{kRequestKey, "identity"}};
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_GZIP), &to_none),
+            std::nullopt);
+  Metadata to_deflate{{kRequestKey, "deflate"}};
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_GZIP), &to_deflate),
+            Format::kZlib);
+  Metadata to_gzip{{kRequestKey, "gzip"}};
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_NONE), &to_gzip),
+            Format::kGzip);
+  EXPECT_EQ(to_gzip.count(kRequestKey), 1u);  // not written twice
+}
+
+TEST(DecideCallFormat, StepsAsideWhenUncertain) {
+  // An algorithm name core would not parse, or two requests at once.
+  Metadata unknown{{kRequestKey, "zstd"}};
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_GZIP), &unknown),
+            std::nullopt);
+  Metadata twice{{kRequestKey, "gzip"}, {kRequestKey, "deflate"}};
+  EXPECT_EQ(DecideCallFormat(WithDefault(GRPC_COMPRESS_GZIP), &twice),
+            std::nullopt);
+
+  // Disabled on the channel: core falls back to no compression.
+  ChannelConfig disabled = WithDefault(GRPC_COMPRESS_GZIP);
+  disabled.enabled_algorithms = 1u << GRPC_COMPRESS_NONE;
+  Metadata metadata;
+  EXPECT_EQ(DecideCallFormat(disabled, &metadata), std::nullopt);
+  EXPECT_TRUE(metadata.empty());
+
+  // No compression filter at all.
+  ChannelConfig no_filter = WithDefault(GRPC_COMPRESS_GZIP);
+  no_filter.per_message_compression = false;
+  EXPECT_EQ(DecideCallFormat(no_filter, &metadata), std::nullopt);
+
+  // The plugin switched off.
+  ChannelConfig off = WithDefault(GRPC_COMPRESS_GZIP);
+  off.enabled = false;
+  EXPECT_EQ(DecideCallFormat(off, &metadata), std::nullopt);
+  EXPECT_TRUE(metadata.empty());
+}
+
+}  // namespace
+}  // namespace pooled_gzip::internal
