@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 stages=("$@")
 if ((${#stages[@]} == 0)); then stages=(asan tsan); fi
 
-targets=(context_pool_test codec_test matrix_test plugin_behaviour_test
+targets=(context_pool_test codec_test call_config_test matrix_test plugin_behaviour_test
   reliability_tests)
 target_args=()
 for target in "${targets[@]}"; do target_args+=(--target "$target"); done
