@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -103,6 +104,29 @@ class OutputWindow {
   bool open_ = false;
 };
 
+// A first output chunk that is usually right: a gzip stream ends with its
+// uncompressed size (mod 2^32), and zlib's format says nothing, so a guess.
+// Untrusted either way: the caller still caps the chunk at the budget.
+size_t ExpectedOutputSize(absl::Span<const absl::string_view> input,
+                          Format format) {
+  const size_t compressed = TotalSize(input);
+  if (format == Format::kGzip && compressed >= 18) {
+    // The last four bytes may straddle pieces.
+    uint32_t size = 0;
+    size_t needed = 4;
+    for (auto piece = input.rbegin(); piece != input.rend() && needed > 0;
+         ++piece) {
+      for (size_t i = piece->size(); i > 0 && needed > 0; --i, --needed) {
+        size = (size << 8) | static_cast<unsigned char>((*piece)[i - 1]);
+      }
+    }
+    // One spare byte, so that zlib reads the stream's end without asking
+    // for another chunk.
+    return size_t{size} + 1;
+  }
+  return std::max<size_t>(compressed * 4, 256);
+}
+
 absl::Status ZlibError(absl::string_view what, const z_stream& stream,
                        int code) {
   return absl::InternalError(absl::StrCat(
@@ -175,7 +199,7 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
       max_output_bytes == std::numeric_limits<size_t>::max()
           ? max_output_bytes
           : max_output_bytes + 1;
-  const size_t first_guess = std::max<size_t>(TotalSize(input) * 4, 256);
+  const size_t first_guess = ExpectedOutputSize(input, format);
   OutputWindow output(&stream, sink);
   InputCursor cursor(input, &stream);
   bool more_input = cursor.Feed();
