@@ -33,12 +33,19 @@ constexpr size_t kNoLimit = ~size_t{0};
 
 // Compresses with plain zlib, independent of the code under test.
 std::string PlainDeflate(absl::string_view data, Format format,
-                         int level = Z_DEFAULT_COMPRESSION) {
+                         int level = Z_DEFAULT_COMPRESSION,
+                         absl::string_view dictionary = {}) {
   z_stream stream{};
   const int window_bits = format == Format::kGzip ? 15 + 16 : 15;
   EXPECT_EQ(deflateInit2(&stream, level, Z_DEFLATED, window_bits, 8,
                          Z_DEFAULT_STRATEGY),
             Z_OK);
+  if (!dictionary.empty()) {
+    EXPECT_EQ(deflateSetDictionary(
+                  &stream, reinterpret_cast<const Bytef*>(dictionary.data()),
+                  static_cast<uInt>(dictionary.size())),
+              Z_OK);
+  }
   std::string out(deflateBound(&stream, data.size()), '\0');
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   stream.avail_in = static_cast<uInt>(data.size());
@@ -742,21 +749,8 @@ TEST(CodecMiscTest, PresetDictionaryIsDataLoss) {
   // A zlib stream that needs a dictionary cannot be read by gRPC peers.
   const std::string data = TextLike(2 * kKiB, 32);
   const std::string dictionary = TextLike(512, 33);
-  z_stream stream{};
-  ASSERT_EQ(deflateInit2(&stream, 6, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY),
-            Z_OK);
-  ASSERT_EQ(deflateSetDictionary(
-                &stream, reinterpret_cast<const Bytef*>(dictionary.data()),
-                static_cast<uInt>(dictionary.size())),
-            Z_OK);
-  std::string compressed(deflateBound(&stream, data.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(&compressed[0]);
-  stream.avail_out = static_cast<uInt>(compressed.size());
-  ASSERT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  compressed.resize(stream.total_out);
-  deflateEnd(&stream);
+  const std::string compressed =
+      PlainDeflate(data, Format::kZlib, 6, dictionary);
 
   const PoolStats before = GetPoolStats();
   std::string out;
