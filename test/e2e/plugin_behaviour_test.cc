@@ -138,6 +138,33 @@ TEST(PluginOnTheWire, RawModeRepliesAreNotCompressedTwice) {
   raw.server->Shutdown();
 }
 
+TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
+  RawServer raw = StartRawServer(/*with_plugin=*/false);
+  const EchoRequest request = Request(64 * 1024);
+  // What plain zlib makes of the serialized request at each level.
+  auto expected_size = [&](int level) {
+    std::string compressed;
+    EXPECT_TRUE(CompressToString(request.SerializeAsString(),
+                                 {Format::kGzip, level}, &compressed)
+                    .ok());
+    return compressed.size();
+  };
+  for (int level : {0, 1, 9}) {
+    auto stub = Echo::NewStub(
+        MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP, level));
+    grpc::ClientContext context;
+    EchoResponse response;
+    ASSERT_TRUE(stub->Unary(&context, request, &response).ok());
+    EXPECT_EQ(raw.service->received().back(), GRPC_COMPRESS_GZIP);
+    EXPECT_EQ(raw.service->last_wire_bytes(), expected_size(level))
+        << "level " << level;
+  }
+  // Level 0 stores, so the three sizes really differ.
+  EXPECT_GT(expected_size(0), expected_size(1));
+  EXPECT_GT(expected_size(1), expected_size(9));
+  raw.server->Shutdown();
+}
+
 TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
   grpc::ServerBuilder builder;
   int port = 0;

@@ -16,6 +16,7 @@ grpc::ServerUnaryReactor* RawEchoService::Unary(
   {
     std::lock_guard<std::mutex> lock(mutex_);
     received_.push_back(ReceivedCompression(*request));
+    last_wire_bytes_ = request->Length();
   }
   EchoRequest echo_request;
   grpc::Status status = DecodeMessage(*request, &echo_request);
@@ -36,6 +37,11 @@ grpc::ServerUnaryReactor* RawEchoService::Unary(
   echo_response.set_payload(echo_request.payload());
   reactor->Finish(EncodeMessage(echo_response, algorithm, response));
   return reactor;
+}
+
+size_t RawEchoService::last_wire_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_wire_bytes_;
 }
 
 std::vector<grpc_compression_algorithm> RawEchoService::received() const {

@@ -16,9 +16,9 @@
 
 namespace pooled_gzip::echo {
 
-// Echo.Unary in raw mode: records the compression each request arrived
-// with, decodes it with the pooled reader, and encodes the reply with the
-// request's response_encoding through pooled_gzip::EncodeMessage.
+// Echo.Unary in raw mode: records the compression and size each request
+// arrived with, decodes it with the pooled reader, and encodes the reply with
+// the request's response_encoding through pooled_gzip::EncodeMessage.
 class RawEchoService final
     : public Echo::WithRawCallbackMethod_Unary<Echo::Service> {
  public:
@@ -27,10 +27,13 @@ class RawEchoService final
                                   grpc::ByteBuffer* response) override;
 
   std::vector<grpc_compression_algorithm> received() const;
+  // Bytes of the last request as it came off the wire.
+  size_t last_wire_bytes() const;
 
  private:
   mutable std::mutex mutex_;
   std::vector<grpc_compression_algorithm> received_;
+  size_t last_wire_bytes_ = 0;
 };
 
 struct RawServer {
