@@ -31,6 +31,22 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * 1024;
 constexpr size_t kNoLimit = ~size_t{0};
 
+// Deflates all of `data` with Z_FINISH on an initialised stream, then ends
+// the stream. `header_room` is room deflateBound does not count for a custom
+// gzip header.
+std::string FinishDeflate(z_stream* stream, absl::string_view data,
+                          size_t header_room = 0) {
+  std::string out(deflateBound(stream, data.size()) + header_room, '\0');
+  stream->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream->avail_in = static_cast<uInt>(data.size());
+  stream->next_out = reinterpret_cast<Bytef*>(&out[0]);
+  stream->avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(stream, Z_FINISH), Z_STREAM_END);
+  out.resize(stream->total_out);
+  deflateEnd(stream);
+  return out;
+}
+
 // Compresses with plain zlib, independent of the code under test.
 std::string PlainDeflate(absl::string_view data, Format format,
                          int level = Z_DEFAULT_COMPRESSION,
@@ -46,15 +62,7 @@ std::string PlainDeflate(absl::string_view data, Format format,
                   static_cast<uInt>(dictionary.size())),
               Z_OK);
   }
-  std::string out(deflateBound(&stream, data.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(&out[0]);
-  stream.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
+  return FinishDeflate(&stream, data);
 }
 
 // Inflates exactly one stream with plain zlib; false if `data` is not one
@@ -729,14 +737,8 @@ TEST(CodecMiscTest, GzipHeaderWithNameAndCommentDecodes) {
   header.hcrc = 1;
   header.os = 3;
   ASSERT_EQ(deflateSetHeader(&stream, &header), Z_OK);
-  std::string compressed(deflateBound(&stream, data.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(&compressed[0]);
-  stream.avail_out = static_cast<uInt>(compressed.size());
-  ASSERT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  compressed.resize(stream.total_out);
-  deflateEnd(&stream);
+  const std::string compressed =
+      FinishDeflate(&stream, data, /*header_room=*/64);
 
   std::string out;
   const absl::Status status =
