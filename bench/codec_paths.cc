@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "pooled_gzip/codec.h"
-#include "slice_buffers.h"
+#include "codec/codec.h"
+#include "grpc/slice_buffers.h"
 
 namespace pooled_gzip::bench {
 namespace {
@@ -113,16 +113,17 @@ bool StockDecompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
   return r != 0;
 }
 
-bool PooledCompress(const grpc_slice_buffer& input, grpc_slice_buffer* output) {
+bool PooledCompress(const grpc_slice_buffer& input,
+                    const CompressOptions& options, grpc_slice_buffer* output) {
   internal::SliceBufferSink sink(output);
-  return Compress(internal::ViewsOf(input), CompressOptions{}, &sink).ok();
+  return Compress(internal::ViewsOf(input), options, &sink).ok();
 }
 
-bool PooledDecompress(const grpc_slice_buffer& input, std::string* out) {
-  out->clear();
-  StringSink sink(out);
+bool PooledDecompress(const grpc_slice_buffer& input, Backend backend,
+                      grpc_slice_buffer* output) {
+  internal::SliceBufferSink sink(output);
   return Decompress(internal::ViewsOf(input), Format::kGzip,
-                    std::numeric_limits<size_t>::max(), &sink)
+                    std::numeric_limits<size_t>::max(), &sink, backend)
       .ok();
 }
 

@@ -3,8 +3,8 @@
 //  - Stock*: a faithful copy of gRPC 1.51 core's message_compress.cc, which
 //    builds and tears down a zlib stream for every message and writes 1 KiB
 //    output slices;
-//  - Pooled*: the pooled_gzip codec, called the way the plugin calls it
-//    (slices allocated to size on the send path, a std::string in raw mode).
+//  - Pooled*: the pooled_gzip codec with a chosen backend and level, called
+//    the way the core codec calls it (slices in, slices out).
 // Core's own functions are not exported by libgrpc, hence the replica.
 
 #ifndef POOLED_GZIP_BENCH_CODEC_PATHS_H_
@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "codec/codec.h"
 
 namespace pooled_gzip::bench {
 
@@ -26,12 +27,16 @@ bool StockCompress(grpc_slice_buffer* input, grpc_slice_buffer* output);
 // Appends the inflated form of gzip `input` to `output`; false on error.
 bool StockDecompress(grpc_slice_buffer* input, grpc_slice_buffer* output);
 
-// Appends the gzip form of `input` to `output` with the pooled codec; false
-// on error. Every message is compressed, as the plugin does.
-bool PooledCompress(const grpc_slice_buffer& input, grpc_slice_buffer* output);
+// Appends the gzip form of `input` to `output` with the pooled codec and
+// `options` (backend, level); false on error. Every message is compressed,
+// even one that grows, so that the codec's own cost is what is measured.
+bool PooledCompress(const grpc_slice_buffer& input,
+                    const CompressOptions& options, grpc_slice_buffer* output);
 
-// Inflates gzip `input` into `out` with the pooled codec; false on error.
-bool PooledDecompress(const grpc_slice_buffer& input, std::string* out);
+// Appends the inflated form of gzip `input` to `output` with the pooled
+// codec of `backend`; false on error.
+bool PooledDecompress(const grpc_slice_buffer& input, Backend backend,
+                      grpc_slice_buffer* output);
 
 // Flattens a slice buffer, for checking round trips.
 std::string Flatten(const grpc_slice_buffer& buffer);

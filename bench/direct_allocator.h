@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <new>
+#include <string>
 #include <vector>
 
 namespace pooled_gzip::bench {
@@ -49,6 +50,10 @@ class DirectAllocator {
 
 // Round-trip latencies in microseconds.
 using Latencies = std::vector<double, DirectAllocator<double>>;
+
+// Text as long as a run's latencies, for the same reason.
+using DirectString =
+    std::basic_string<char, std::char_traits<char>, DirectAllocator<char>>;
 
 }  // namespace pooled_gzip::bench
 

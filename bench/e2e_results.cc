@@ -8,21 +8,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "payloads.h"
-#include "pooled_gzip/codec.h"
-#include "process_stats.h"
 
 namespace pooled_gzip::bench {
 namespace {
 
-double PerMessage(double value, const RunResult& run) {
-  return run.messages == 0 ? 0 : value / static_cast<double>(run.messages);
-}
-
-const Row* FindMode(const std::vector<Row>& rows, Mode mode) {
-  for (const Row& row : rows) {
-    if (row.mode == mode) return &row;
-  }
-  return nullptr;
+double PerMessage(double value, const Row& row) {
+  return row.total.messages == 0
+             ? 0
+             : value / static_cast<double>(row.total.messages);
 }
 
 std::string JsonString(const std::string& s) {
@@ -46,14 +39,35 @@ std::string JsonNumber(double value) {
   return absl::StrFormat("%.6g", value);
 }
 
+const char* CompressionName(Compression compression) {
+  switch (compression) {
+    case Compression::kNone:
+      return "none";
+    case Compression::kStock:
+      return "stock";
+    case Compression::kPooled:
+      return "pooled";
+  }
+  return "?";
+}
+
 std::string RowJson(const Row& row) {
   const RunResult& t = row.total;
-  const AllocCounts& a = t.allocs;
+  const Counters& c = t.spent;
+  const Counters& s = row.server;
+  const AllocCounts both = c.allocs + s.allocs;
+  auto per_msg = [&](double value) {
+    return JsonNumber(PerMessage(value, row));
+  };
   std::vector<std::string> fields = {
       absl::StrCat("\"rpc\": ", JsonString(RpcName(row.cell.rpc))),
       absl::StrCat("\"threads\": ", row.cell.threads),
+      absl::StrCat("\"kind\": ", JsonString(payloads::KindName(row.cell.kind))),
       absl::StrCat("\"size\": ", row.cell.size),
-      absl::StrCat("\"mode\": ", JsonString(ModeName(row.mode))),
+      absl::StrCat("\"setup\": ", JsonString(SetupName(row.setup))),
+      absl::StrCat("\"compression\": ",
+                   JsonString(CompressionName(row.setup.compression))),
+      absl::StrCat("\"is_default\": ", row.setup.is_default ? "true" : "false"),
       absl::StrCat("\"messages\": ", t.messages),
       absl::StrCat("\"errors\": ", t.errors),
       absl::StrCat("\"first_error\": ", JsonString(t.first_error)),
@@ -65,44 +79,49 @@ std::string RowJson(const Row& row) {
                                    out->append(JsonNumber(v));
                                  }),
                    "]"),
+      absl::StrCat("\"rep_msgs_per_s\": [",
+                   absl::StrJoin(row.rep_msgs_per_s, ", ",
+                                 [](std::string* out, double v) {
+                                   out->append(JsonNumber(v));
+                                 }),
+                   "]"),
       absl::StrCat(
           "\"msgs_per_s\": ",
           JsonNumber(t.wall_seconds > 0
                          ? static_cast<double>(t.messages) / t.wall_seconds
                          : 0)),
+      absl::StrCat("\"request_bytes\": ", row.request_bytes),
+      absl::StrCat("\"wire_bytes\": ", row.wire_bytes),
       absl::StrCat("\"cpu_us_per_msg\": ",
-                   JsonNumber(PerMessage(t.usage.cpu_seconds * 1e6, t))),
-      absl::StrCat("\"minor_faults_per_msg\": ",
-                   JsonNumber(PerMessage(t.usage.minor_faults, t))),
-      absl::StrCat("\"peak_rss_bytes\": ", row.peak_rss_bytes),
-      absl::StrCat("\"allocs_per_msg\": ", JsonNumber(PerMessage(a.allocs, t))),
-      absl::StrCat("\"heap_bytes_per_msg\": ",
-                   JsonNumber(PerMessage(a.bytes, t))),
+                   per_msg((c.usage.cpu_seconds + s.usage.cpu_seconds) * 1e6)),
+      absl::StrCat("\"client_cpu_us_per_msg\": ",
+                   per_msg(c.usage.cpu_seconds * 1e6)),
+      absl::StrCat("\"server_cpu_us_per_msg\": ",
+                   per_msg(s.usage.cpu_seconds * 1e6)),
+      absl::StrCat("\"client_faults_per_msg\": ",
+                   per_msg(c.usage.minor_faults)),
+      absl::StrCat("\"server_faults_per_msg\": ",
+                   per_msg(s.usage.minor_faults)),
+      absl::StrCat("\"allocs_per_msg\": ", per_msg(both.allocs)),
+      absl::StrCat("\"heap_bytes_per_msg\": ", per_msg(both.bytes)),
+      absl::StrCat("\"client_heap_bytes_per_msg\": ", per_msg(c.allocs.bytes)),
+      absl::StrCat("\"server_heap_bytes_per_msg\": ", per_msg(s.allocs.bytes)),
       absl::StrCat("\"deflate_state_allocs_per_msg\": ",
-                   JsonNumber(PerMessage(a.deflate_state_allocs, t))),
+                   per_msg(both.deflate_state_allocs)),
       absl::StrCat("\"deflate_state_bytes_per_msg\": ",
-                   JsonNumber(PerMessage(a.deflate_state_bytes, t))),
+                   per_msg(both.deflate_state_bytes)),
       absl::StrCat("\"inflate_state_allocs_per_msg\": ",
-                   JsonNumber(PerMessage(a.inflate_state_allocs, t))),
+                   per_msg(both.inflate_state_allocs)),
       absl::StrCat("\"inflate_state_bytes_per_msg\": ",
-                   JsonNumber(PerMessage(a.inflate_state_bytes, t))),
-      absl::StrCat("\"deflate_inits_per_msg\": ",
-                   JsonNumber(PerMessage(a.deflate_inits, t))),
-      absl::StrCat("\"inflate_inits_per_msg\": ",
-                   JsonNumber(PerMessage(a.inflate_inits, t))),
-      absl::StrCat("\"pool_created\": ", t.pool.created),
-      absl::StrCat("\"pool_reused\": ", t.pool.reused),
+                   per_msg(both.inflate_state_bytes)),
+      absl::StrCat("\"deflate_inits_per_msg\": ", per_msg(both.deflate_inits)),
+      absl::StrCat("\"inflate_inits_per_msg\": ", per_msg(both.inflate_inits)),
+      absl::StrCat("\"pool_created\": ", c.pool_created + s.pool_created),
+      absl::StrCat("\"pool_reused\": ", c.pool_reused + s.pool_reused),
+      absl::StrCat("\"client_rss_bytes\": ", c.rss_bytes),
+      absl::StrCat("\"server_rss_bytes\": ", s.rss_bytes),
   };
   return absl::StrCat("    {", absl::StrJoin(fields, ", "), "}");
-}
-
-std::string PoolJson(const PoolStats& s) {
-  return absl::StrFormat(
-      "{\"created\": %d, \"reused\": %d, \"destroyed\": %d, \"discarded\": "
-      "%d, \"rejected_by_caps\": %d, \"live\": %d, \"pooled\": %d, "
-      "\"pooled_bytes\": %d, \"text\": %s}",
-      s.created, s.reused, s.destroyed, s.discarded, s.rejected_by_caps, s.live,
-      s.pooled, s.pooled_bytes, JsonString(ToString(s)));
 }
 
 }  // namespace
@@ -121,34 +140,32 @@ double Quantile(Latencies samples, double q) {
 void PrintCell(const std::vector<Row>& rows) {
   if (rows.empty()) return;
   const Cell& cell = rows.front().cell;
-  std::printf("%s, %d thread%s, %s\n", RpcName(cell.rpc), cell.threads,
-              cell.threads == 1 ? "" : "s", SizeLabel(cell.size).c_str());
+  std::printf("%s, %d thread%s, %s, %s\n", RpcName(cell.rpc), cell.threads,
+              cell.threads == 1 ? "" : "s", payloads::KindName(cell.kind),
+              payloads::SizeLabel(cell.size).c_str());
+  double stock_p50 = 0;
+  for (const Row& row : rows) {
+    if (row.setup.compression == Compression::kStock) {
+      stock_p50 = Quantile(row.total.latencies_us, 0.5);
+    }
+  }
   for (const Row& row : rows) {
     const RunResult& t = row.total;
+    const double p50 = Quantile(t.latencies_us, 0.5);
+    const std::string vs_stock =
+        stock_p50 > 0 && p50 > 0 ? absl::StrFormat("%6.2fx", stock_p50 / p50)
+                                 : std::string("     -");
     std::printf(
-        "  %-6s p50 %9.1f us  p99 %9.1f us  %8.0f msg/s  cpu %8.1f us/msg  "
-        "zlib state %7.1f KiB/msg (%4.1f allocs)  faults %6.1f/msg%s\n",
-        ModeName(row.mode), Quantile(t.latencies_us, 0.5),
+        "  %-14s p50 %9.1f us  p99 %9.1f us  %8.0f msg/s  stock/this %s  "
+        "wire %8zu B  cpu client %8.1f server %8.1f us/msg%s\n",
+        (SetupName(row.setup) + (row.setup.is_default ? "*" : "")).c_str(), p50,
         Quantile(t.latencies_us, 0.99),
         t.wall_seconds > 0 ? static_cast<double>(t.messages) / t.wall_seconds
                            : 0,
-        PerMessage(t.usage.cpu_seconds * 1e6, t),
-        PerMessage(t.allocs.zlib_state_bytes(), t) / 1024,
-        PerMessage(t.allocs.zlib_state_allocs(), t),
-        PerMessage(t.usage.minor_faults, t),
+        vs_stock.c_str(), row.wire_bytes,
+        PerMessage(t.spent.usage.cpu_seconds * 1e6, row),
+        PerMessage(row.server.usage.cpu_seconds * 1e6, row),
         t.errors > 0 ? ("  ERRORS: " + t.first_error).c_str() : "");
-  }
-  const Row* none = FindMode(rows, Mode::kNone);
-  const Row* stock = FindMode(rows, Mode::kStock);
-  const Row* pooled = FindMode(rows, Mode::kPooled);
-  if (none != nullptr && stock != nullptr && pooled != nullptr) {
-    const double p50_none = Quantile(none->total.latencies_us, 0.5);
-    const double p50_stock = Quantile(stock->total.latencies_us, 0.5);
-    const double p50_pooled = Quantile(pooled->total.latencies_us, 0.5);
-    if (p50_none > 0 && p50_pooled > 0) {
-      std::printf("  p50 ratios: stock/pooled %.2fx, pooled/none %.2fx\n",
-                  p50_stock / p50_pooled, p50_pooled / p50_none);
-    }
   }
   std::fflush(stdout);
 }
@@ -157,14 +174,20 @@ std::string ToJson(const RunInfo& info, const std::vector<Row>& rows) {
   std::vector<std::string> row_json;
   row_json.reserve(rows.size());
   for (const Row& row : rows) row_json.push_back(RowJson(row));
+  std::vector<std::string> setups;
+  for (const Setup& setup : info.setups) {
+    setups.push_back(JsonString(SetupName(setup)));
+  }
   return absl::StrCat(
       "{\n", "  \"label\": ", JsonString(info.label), ",\n",
-      "  \"payload\": ", JsonString(info.payload), ",\n",
       "  \"heap\": ", JsonString(info.heap), ",\n", "  \"reps\": ", info.reps,
       ",\n", "  \"budget_ms\": ", info.budget_ms, ",\n",
-      "  \"process_peak_rss_bytes\": ", PeakRssBytes(), ",\n",
-      "  \"pool_stats\": ", PoolJson(GetPoolStats()), ",\n", "  \"rows\": [\n",
-      absl::StrJoin(row_json, ",\n"), "\n  ]\n}\n");
+      "  \"load_budget_ms\": ", info.load_budget_ms, ",\n", "  \"setups\": [",
+      absl::StrJoin(setups, ", "), "],\n",
+      "  \"default_setup\": ", JsonString(info.default_setup), ",\n",
+      "  \"pin\": ", JsonString(info.pin), ",\n",
+      "  \"fresh_pairs\": ", info.fresh_pairs ? "true" : "false", ",\n",
+      "  \"rows\": [\n", absl::StrJoin(row_json, ",\n"), "\n  ]\n}\n");
 }
 
 }  // namespace pooled_gzip::bench

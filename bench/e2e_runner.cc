@@ -2,13 +2,20 @@
 
 #include <grpcpp/client_context.h>
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
-#include "pooled_gzip/codec.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip::bench {
 namespace {
@@ -125,9 +132,179 @@ void BidiLoop(echo::Echo::Stub* stub, const echo::EchoRequest& request,
   if (!status.ok()) out->Fail("Bidi: " + status.error_message());
 }
 
+// The counters in the order of the line, each with its member.
+template <typename Visit>
+void ForEachCounter(Counters& c, Visit visit) {
+  visit("cpu_us", c.usage.cpu_seconds);
+  visit("faults", c.usage.minor_faults);
+  visit("allocs", c.allocs.allocs);
+  visit("heap_bytes", c.allocs.bytes);
+  visit("frees", c.allocs.frees);
+  visit("deflate_state_allocs", c.allocs.deflate_state_allocs);
+  visit("deflate_state_bytes", c.allocs.deflate_state_bytes);
+  visit("inflate_state_allocs", c.allocs.inflate_state_allocs);
+  visit("inflate_state_bytes", c.allocs.inflate_state_bytes);
+  visit("deflate_inits", c.allocs.deflate_inits);
+  visit("inflate_inits", c.allocs.inflate_inits);
+  visit("pool_created", c.pool_created);
+  visit("pool_reused", c.pool_reused);
+  visit("rss_bytes", c.rss_bytes);
+}
+
+// "key=value" words of a line; the value of `rest_key`, if present, runs to
+// the end of the line (it may hold spaces).
+std::map<std::string, std::string> Words(const std::string& line,
+                                         const std::string& rest_key) {
+  std::map<std::string, std::string> words;
+  absl::string_view text = line;
+  const std::string rest_marker = " " + rest_key + "=";
+  if (const size_t at = text.find(rest_marker); at != absl::string_view::npos) {
+    words[rest_key] = std::string(text.substr(at + rest_marker.size()));
+    text = text.substr(0, at);
+  }
+  for (absl::string_view word : absl::StrSplit(text, ' ')) {
+    const size_t eq = word.find('=');
+    if (eq == absl::string_view::npos) continue;
+    words[std::string(word.substr(0, eq))] = std::string(word.substr(eq + 1));
+  }
+  return words;
+}
+
+bool ReadCountersFrom(const std::map<std::string, std::string>& words,
+                      Counters* counters) {
+  bool ok = true;
+  ForEachCounter(*counters, [&](const char* key, auto& value) {
+    auto it = words.find(key);
+    if (it == words.end()) {
+      ok = false;
+      return;
+    }
+    double number = 0;
+    if (!absl::SimpleAtod(it->second, &number)) ok = false;
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>) {
+      value = number * 1e-6;  // cpu_us
+    } else {
+      value = static_cast<uint64_t>(number);
+    }
+  });
+  return ok;
+}
+
 }  // namespace
 
 const char* RpcName(Rpc rpc) { return rpc == Rpc::kUnary ? "unary" : "bidi"; }
+
+bool ParseRpc(const std::string& name, Rpc* rpc) {
+  if (name == "unary") {
+    *rpc = Rpc::kUnary;
+  } else if (name == "bidi") {
+    *rpc = Rpc::kBidi;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Counters ReadCounters() {
+  Counters counters;
+  counters.usage = ReadProcessUsage();
+  counters.allocs = ReadAllocCounts();
+  const PoolStats pool = GetPoolStats();
+  counters.pool_created = pool.created;
+  counters.pool_reused = pool.reused;
+  counters.rss_bytes = CurrentRssBytes();
+  return counters;
+}
+
+Counters operator-(const Counters& after, const Counters& before) {
+  Counters d;
+  d.usage.cpu_seconds = after.usage.cpu_seconds - before.usage.cpu_seconds;
+  d.usage.minor_faults = after.usage.minor_faults - before.usage.minor_faults;
+  d.allocs = after.allocs - before.allocs;
+  d.pool_created = after.pool_created - before.pool_created;
+  d.pool_reused = after.pool_reused - before.pool_reused;
+  d.rss_bytes = after.rss_bytes;
+  return d;
+}
+
+void Accumulate(const Counters& run, Counters* total) {
+  total->usage.cpu_seconds += run.usage.cpu_seconds;
+  total->usage.minor_faults += run.usage.minor_faults;
+  total->allocs = total->allocs + run.allocs;
+  total->pool_created += run.pool_created;
+  total->pool_reused += run.pool_reused;
+  total->rss_bytes = std::max(total->rss_bytes, run.rss_bytes);
+}
+
+std::string ToWords(const Counters& counters) {
+  Counters copy = counters;
+  std::string out;
+  ForEachCounter(copy, [&](const char* key, auto& value) {
+    if (!out.empty()) out += ' ';
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>) {
+      absl::StrAppend(&out, key, "=", value * 1e6);
+    } else {
+      absl::StrAppend(&out, key, "=", value);
+    }
+  });
+  return out;
+}
+
+bool FromWords(const std::string& line, Counters* counters) {
+  return ReadCountersFrom(Words(line, "error"), counters);
+}
+
+DirectString ToLine(const RunResult& run) {
+  DirectString line = "result ";
+  line += ToWords(run.spent).c_str();
+  line += absl::StrCat(" messages=", run.messages, " errors=", run.errors,
+                       " wall_s=", run.wall_seconds)
+              .c_str();
+  line += " latencies=";
+  char number[32];
+  for (size_t i = 0; i < run.latencies_us.size(); ++i) {
+    std::snprintf(number, sizeof(number), i == 0 ? "%.1f" : ",%.1f",
+                  run.latencies_us[i]);
+    line += number;
+  }
+  // Last: it may hold spaces. Newlines would end the line early.
+  std::string error = run.first_error;
+  for (char& c : error) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  line += " error=";
+  line += error.c_str();
+  return line;
+}
+
+bool FromLine(const std::string& line, RunResult* run) {
+  if (line.rfind("result ", 0) != 0) return false;
+  const std::map<std::string, std::string> words = Words(line, "error");
+  *run = RunResult();
+  if (!ReadCountersFrom(words, &run->spent)) return false;
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = words.find(key);
+    return it == words.end() ? nullptr : &it->second;
+  };
+  const std::string* messages = get("messages");
+  const std::string* errors = get("errors");
+  const std::string* wall = get("wall_s");
+  const std::string* latencies = get("latencies");
+  if (messages == nullptr || errors == nullptr || wall == nullptr ||
+      latencies == nullptr || !absl::SimpleAtoi(*messages, &run->messages) ||
+      !absl::SimpleAtoi(*errors, &run->errors) ||
+      !absl::SimpleAtod(*wall, &run->wall_seconds)) {
+    return false;
+  }
+  for (absl::string_view item :
+       absl::StrSplit(*latencies, ',', absl::SkipEmpty())) {
+    double value = 0;
+    if (!absl::SimpleAtod(item, &value)) return false;
+    run->latencies_us.push_back(value);
+  }
+  if (const std::string* error = get("error")) run->first_error = *error;
+  return true;
+}
 
 RunResult RunCell(ClientThreads& clients, echo::Echo::Stub* stub,
                   const Cell& cell, const std::string& payload,
@@ -136,14 +313,8 @@ RunResult RunCell(ClientThreads& clients, echo::Echo::Stub* stub,
   request.set_payload(payload);
   std::vector<ThreadResult> results(cell.threads);
 
-  PoolStats pool_before;
-  AllocCounts allocs_before;
-  ProcessUsage usage_before;
-  StartGate gate(cell.threads, budget, [&] {
-    pool_before = GetPoolStats();
-    allocs_before = ReadAllocCounts();
-    usage_before = ReadProcessUsage();
-  });
+  Counters before;
+  StartGate gate(cell.threads, budget, [&] { before = ReadCounters(); });
   clients.Run(cell.threads, [&](int i) {
     if (cell.rpc == Rpc::kUnary) {
       UnaryLoop(stub, request, cell.size, gate, &results[i]);
@@ -153,15 +324,7 @@ RunResult RunCell(ClientThreads& clients, echo::Echo::Stub* stub,
   });
   RunResult run;
   run.wall_seconds = MicrosSince(gate.start_time()) * 1e-6;
-  const ProcessUsage usage_after = ReadProcessUsage();
-  run.allocs = ReadAllocCounts() - allocs_before;
-  const PoolStats pool_after = GetPoolStats();
-
-  run.usage.cpu_seconds = usage_after.cpu_seconds - usage_before.cpu_seconds;
-  run.usage.minor_faults = usage_after.minor_faults - usage_before.minor_faults;
-  run.pool = pool_after;
-  run.pool.created = pool_after.created - pool_before.created;
-  run.pool.reused = pool_after.reused - pool_before.reused;
+  run.spent = ReadCounters() - before;
   for (ThreadResult& result : results) {
     run.latencies_us.insert(run.latencies_us.end(), result.latencies_us.begin(),
                             result.latencies_us.end());
@@ -183,11 +346,7 @@ void Accumulate(const RunResult& run, RunResult* total) {
   total->latencies_us.insert(total->latencies_us.end(),
                              run.latencies_us.begin(), run.latencies_us.end());
   total->wall_seconds += run.wall_seconds;
-  total->usage.cpu_seconds += run.usage.cpu_seconds;
-  total->usage.minor_faults += run.usage.minor_faults;
-  total->allocs = total->allocs + run.allocs;
-  total->pool.created += run.pool.created;
-  total->pool.reused += run.pool.reused;
+  Accumulate(run.spent, &total->spent);
 }
 
 }  // namespace pooled_gzip::bench

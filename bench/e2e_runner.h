@@ -1,6 +1,6 @@
-// One measured run of the end-to-end benchmark: some client threads echo a
-// payload through one mode's channel for a time budget, and everything the
-// process spent meanwhile is recorded.
+// One measured run of the end-to-end benchmark, in a client process: some
+// client threads echo a payload through the process's channel for a time
+// budget, and everything the process spent meanwhile is recorded.
 
 #ifndef POOLED_GZIP_BENCH_E2E_RUNNER_H_
 #define POOLED_GZIP_BENCH_E2E_RUNNER_H_
@@ -14,6 +14,7 @@
 #include "client_threads.h"
 #include "direct_allocator.h"
 #include "echo.grpc.pb.h"
+#include "payloads.h"
 #include "pooled_gzip/pool_stats.h"
 #include "process_stats.h"
 
@@ -22,12 +23,35 @@ namespace pooled_gzip::bench {
 enum class Rpc { kUnary, kBidi };
 const char* RpcName(Rpc rpc);  // "unary", "bidi"
 
-// What one table row of the report measures, minus the mode.
+bool ParseRpc(const std::string& name, Rpc* rpc);
+
+// What one table row of the report measures, minus the setup.
 struct Cell {
   Rpc rpc = Rpc::kUnary;
   int threads = 1;
+  payloads::Kind kind = payloads::Kind::kRecords;
   size_t size = 0;
 };
+
+// What a process has spent so far; the difference of two snapshots is what
+// it spent in between. Client and server processes both report these.
+struct Counters {
+  ProcessUsage usage;
+  AllocCounts allocs;
+  uint64_t pool_created = 0;
+  uint64_t pool_reused = 0;
+  uint64_t rss_bytes = 0;  // resident now (not a difference)
+};
+Counters ReadCounters();
+// Differences of the cumulative members; rss_bytes from `after`.
+Counters operator-(const Counters& after, const Counters& before);
+// Sums of the cumulative members; rss_bytes the larger.
+void Accumulate(const Counters& run, Counters* total);
+
+// Counters as "key=value" words on one line, and back; false if a key is
+// missing.
+std::string ToWords(const Counters& counters);
+bool FromWords(const std::string& line, Counters* counters);
 
 struct Budget {
   // Each thread sends until this much time has passed and it has sent at
@@ -47,10 +71,13 @@ struct RunResult {
   std::string first_error;
   Latencies latencies_us;  // one per round trip, in microseconds
   double wall_seconds = 0;
-  ProcessUsage usage;  // delta over the run
-  AllocCounts allocs;  // delta over the run
-  PoolStats pool;      // created and reused are deltas over the run
+  Counters spent;  // by the client process during the window
 };
+
+// A run as one line for the orchestrator ("result key=value ...
+// latencies=a,b,c error=text"), and back.
+DirectString ToLine(const RunResult& run);
+bool FromLine(const std::string& line, RunResult* run);
 
 // Runs `cell` on `stub` with `payload` (cell.size bytes), on the first
 // cell.threads of `clients`.

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Writes results/benchmarks.md and results/benchmarks.png from the JSON that
-codec_bench and e2e_bench produced, with the targets of issue 4 checked next
-to the measured values.
+codec_bench and e2e_bench produced, with the targets of issue 9 checked next
+to the measured values, and picks the default backend and level by the
+issue's rule.
 
 Standard library only; the chart is drawn by gnuplot (Debian: gnuplot-nox).
 
   report.py --codec a.json [b.json ...] --e2e e2e.json [--e2e-tuned t.json]
             --md out.md [--png out.png] [--runtime-seconds N]
+  report.py --codec a.json [b.json ...] --recommend
+      prints the setup name of the recommended default (e.g. libdeflate-6)
 """
 
 import argparse
@@ -20,14 +23,24 @@ import subprocess
 import sys
 import tempfile
 
-MODES = ("none", "stock", "pooled")
-SMALL_SIZES = (1, 1024)  # "1 B to 1 KiB" in the targets
-LARGE_SIZE = 64 * 1024  # "64 KiB and up"
-SPEEDUP_TARGET = 10.0
-NONE_RATIO_TARGET = 1.3
-# Repetitions of the same cell differ by about this much on a shared 2-core
-# machine, so "no slower" is judged with it and the strict count is shown too.
-NOISE_TOLERANCE = 0.05
+# The default's rule: wire bytes within 5% of stock zlib-6 on realistic
+# payloads, and the fastest deflate that keeps that.
+REALISTIC = ("proto", "json", "source")
+CHOICE_SIZES = (1024, 64 * 1024, 1 << 20)
+BYTES_TOLERANCE = 1.05
+REFERENCE = "zlib-6"  # byte-identical to stock gRPC's deflate
+
+# Targets of issue 9, all on the protobuf-records payload.
+TARGET_KIND = "proto"
+LARGE_SIZES = (64 * 1024, 1 << 20)
+DEFAULT_SPEEDUP = 1.5
+FASTEST = "isal-1"
+FASTEST_SPEEDUP = 8.0
+FASTEST_THROUGHPUT = 5.0
+SMALL_SIZE = 1024
+NONE_RATIO = 1.4
+
+BACKEND_ORDER = {"stock": 0, "zlib": 1, "libdeflate": 2, "isal": 3}
 
 
 def size_label(size):
@@ -44,8 +57,12 @@ def fmt(value, digits=1):
     return "%.*f" % (digits, value)
 
 
+def fmt_x(value, digits=2):
+    return "n/a" if value is None else "%.*fx" % (digits, value)
+
+
 def fmt_us(value):
-    """Latency: 3 significant figures, in us or ms."""
+    """Latency or time: 3 significant figures, in us or ms."""
     if value is None:
         return "n/a"
     if value >= 10000:
@@ -59,12 +76,45 @@ def fmt_us(value):
     return "%.2f us" % value
 
 
+def fmt_kib(value):
+    return "n/a" if value is None else "%.1f KiB" % (value / 1024)
+
+
 def ratio(a, b):
     return a / b if a and b else None
 
 
+def geomean(values):
+    values = [v for v in values if v]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] +
+                                                values[mid]) / 2
+
+
 def met(ok):
     return "**MET**" if ok else "**NOT MET**"
+
+
+def impl_key(name):
+    """Sort key: stock, then zlib, libdeflate, isal, each by level."""
+    backend, _, level = name.partition("-")
+    return (BACKEND_ORDER.get(backend, 9), int(level) if level else -1)
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 # --- Inputs ---------------------------------------------------------------
@@ -75,6 +125,8 @@ def load_codec(paths):
 
     Prefers the median aggregate of repetitions; a run without repetitions
     (the smoke test) has only plain iterations, which are used as they are.
+    Adds time_us (the benchmark thread's CPU time per op: on a shared
+    machine it is what other load disturbs least) and wall_us.
     """
     rows, context, cvs = {}, {}, {}
     for path in paths:
@@ -92,13 +144,16 @@ def load_codec(paths):
             op, kind, size, impl = name.split("/")[:4]
             key = (op, kind, int(size), impl)
             if b.get("aggregate_name") == "cv":
-                cvs[key] = b["real_time"]
+                cvs[key] = b["cpu_time"]
             if not (is_median or is_plain):
                 continue
             if key in rows and not is_median:
                 continue
+            scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3,
+                     "s": 1e6}[b.get("time_unit", "us")]
+            b["time_us"] = b["cpu_time"] * scale
+            b["wall_us"] = b["real_time"] * scale
             rows[key] = b
-    # The coefficient of variation across repetitions, as a fraction.
     for key, cv in cvs.items():
         if key in rows:
             rows[key]["time_cv"] = cv
@@ -112,14 +167,29 @@ def load_e2e(path):
         doc = json.load(f)
     cells = {}
     for r in doc["rows"]:
-        cells.setdefault((r["rpc"], r["threads"], r["size"]), {})[r["mode"]] = r
+        cells.setdefault((r["rpc"], r["threads"], r["kind"], r["size"]),
+                         {})[r["setup"]] = r
     doc["cells"] = cells
+    doc.setdefault("setups", [])
     return doc
 
 
-def cell_order(cells):
-    rpc_rank = {"unary": 0, "bidi": 1}
-    return sorted(cells, key=lambda c: (rpc_rank.get(c[0], 9), c[1], c[2]))
+def latency_cells(e2e):
+    """Single-stream cells, by kind as in the run, then size."""
+    kinds = []
+    for r in e2e["rows"]:
+        if r["threads"] == 1 and r["kind"] not in kinds:
+            kinds.append(r["kind"])
+    cells = [c for c in e2e["cells"] if c[1] == 1]
+    return sorted(cells, key=lambda c: (kinds.index(c[2]), c[3]))
+
+
+def load_cells(e2e):
+    return sorted(c for c in e2e["cells"] if c[1] > 1)
+
+
+def pooled_setups(e2e):
+    return [s for s in e2e["setups"] if s not in ("none", "stock")]
 
 
 def machine():
@@ -141,310 +211,392 @@ def machine():
     }
 
 
+# --- Ratios ---------------------------------------------------------------
+
+
+def paired(cell, a, b, key="rep_p50_us"):
+    """Median over repetitions of a's p50 / b's p50 in that repetition.
+
+    Within a repetition the setups run back to back, so pairing them
+    cancels load that comes and goes between repetitions on a shared
+    machine.
+    """
+    ra, rb = cell.get(a), cell.get(b)
+    if not ra or not rb:
+        return None
+    return median([x / y for x, y in zip(ra.get(key, []), rb.get(key, []))
+                   if x and y])
+
+
+def field(cell, setup, key):
+    row = cell.get(setup)
+    return row.get(key) if row else None
+
+
+# --- The default backend and level ---------------------------------------
+
+
+def choice_table(codec):
+    """Per compressing impl: worst and geometric-mean bytes relative to
+    zlib-6 and geometric-mean compress speed relative to zlib-6 (zlib-6's
+    CPU time / the impl's), over the realistic kinds at 1 KiB to 1 MiB."""
+    impls = sorted({k[3] for k in codec if k[0] == "compress" and
+                    k[3] != "stock"}, key=impl_key)
+    out = {}
+    for impl in impls:
+        sizes, speeds, worst = [], [], None
+        for kind in REALISTIC:
+            for size in CHOICE_SIZES:
+                row = codec.get(("compress", kind, size, impl))
+                ref = codec.get(("compress", kind, size, REFERENCE))
+                if not row or not ref:
+                    continue
+                r = row["output_bytes"] / ref["output_bytes"]
+                sizes.append(r)
+                speeds.append(ref["time_us"] / row["time_us"])
+                if worst is None or r > worst[0]:
+                    worst = (r, kind, size)
+        if sizes:
+            out[impl] = {"worst": worst, "bytes": geomean(sizes),
+                         "speed": geomean(speeds), "cells": len(sizes)}
+    return out
+
+
+def recommend(codec):
+    """The fastest impl whose bytes stay within the tolerance everywhere."""
+    choices = choice_table(codec)
+    eligible = [i for i, c in choices.items()
+                if c["worst"][0] <= BYTES_TOLERANCE]
+    if not eligible:
+        return None, choices
+    return max(eligible, key=lambda i: choices[i]["speed"]), choices
+
+
 # --- Targets --------------------------------------------------------------
 
 
-def cell_name(cell):
-    rpc, threads, size = cell
-    return "%s %d thr %s" % (rpc, threads, size_label(size))
+def cell_at(e2e, kind, size):
+    return e2e["cells"].get(("bidi", 1, kind, size)) or \
+        e2e["cells"].get(("unary", 1, kind, size))
 
 
-def p50(cell_rows, mode):
-    row = cell_rows.get(mode)
-    return row["p50_us"] if row else None
-
-
-def paired(cell_rows, a, b):
-    """Median over repetitions of a's p50 / b's p50 in that repetition.
-
-    Within a repetition the modes run back to back, so pairing them cancels
-    load that comes and goes between repetitions on a shared machine.
-    """
-    ra, rb = cell_rows.get(a), cell_rows.get(b)
-    if not ra or not rb:
-        return None
-    ratios = sorted(x / y for x, y in zip(ra["rep_p50_us"], rb["rep_p50_us"])
-                    if x and y)
-    if not ratios:
-        return None
-    mid = len(ratios) // 2
-    return ratios[mid] if len(ratios) % 2 else (ratios[mid - 1] +
-                                                ratios[mid]) / 2
-
-
-def target_rows(e2e, codec):
-    """(target, scope, measured, verdict) for the report's first table."""
+def target_rows(e2e, recommended):
     out = []
-    cells = e2e["cells"]
-    small = [c for c in cell_order(cells) if c[2] in SMALL_SIZES]
-    large = [c for c in cell_order(cells) if c[2] >= LARGE_SIZE]
-
-    def spread(pairs):
-        pairs = [(v, c) for v, c in pairs if v is not None]
-        if not pairs:
-            return "n/a", []
-        lo, hi = min(pairs), max(pairs)
-        return ("%.3fx (%s) to %.3fx (%s)" %
-                (lo[0], cell_name(lo[1]), hi[0], cell_name(hi[1])), pairs)
-
-    if small:
-        text, pairs = spread([(paired(cells[c], "stock", "pooled"), c)
-                              for c in small])
-        ok = sum(1 for v, _ in pairs if v >= SPEEDUP_TARGET)
-        out.append(("End to end, 1 B to 1 KiB: pooled at least %gx faster "
-                    "than stock gzip (paired p50 stock/pooled >= %g)" %
-                    (SPEEDUP_TARGET, SPEEDUP_TARGET),
-                    "%d e2e rows" % len(pairs), text,
-                    "%s (%d of %d rows)" % (met(ok == len(pairs) and pairs),
-                                            ok, len(pairs))))
-        text, pairs = spread([(paired(cells[c], "pooled", "none"), c)
-                              for c in small])
-        ok = sum(1 for v, _ in pairs if v <= NONE_RATIO_TARGET)
-        out.append(("End to end, 1 B to 1 KiB: pooled within %gx of no "
-                    "compression (paired p50 pooled/none <= %g)" %
-                    (NONE_RATIO_TARGET, NONE_RATIO_TARGET),
-                    "%d e2e rows" % len(pairs), text,
-                    "%s (%d of %d rows)" % (met(ok == len(pairs) and pairs),
-                                            ok, len(pairs))))
-
-    # Zero zlib state per message, pooled, steady state.
-    codec_pooled = [(k, b) for k, b in codec.items() if k[3] == "pooled"]
-    codec_nonzero = [k for k, b in codec_pooled
-                     if b.get("zlib_state_allocs_per_op", 0) > 0]
-    out.append(("Steady state, codec: zero zlib-state allocations per "
-                "message, pooled (compress and decompress)",
-                "%d codec rows" % len(codec_pooled),
-                "%d rows above zero%s" %
-                (len(codec_nonzero),
-                 "" if not codec_nonzero else " (" + ", ".join(
-                     "/".join(map(str, k)) for k in codec_nonzero[:4]) + ")"),
-                met(codec_pooled and not codec_nonzero)))
-    pooled_rows = [(cells[c]["pooled"], c) for c in cell_order(cells)
-                   if "pooled" in cells[c]]
-    send = [(r["deflate_state_allocs_per_msg"], c) for r, c in pooled_rows]
-    zero = sum(1 for v, _ in send if v == 0)
-    worst = max(send) if send else (0, None)
-    measured = "0 in %d of %d rows" % (zero, len(send))
-    if worst[0] > 0:
-        missed = [cells[c]["pooled"] for v, c in send if v > 0]
-        measured += ("; worst %.3f allocs (%.1f KiB) per round trip in %s; "
-                     "every row above zero is the pool creating contexts "
-                     "(%d in all) for threads that were new to it" %
-                     (worst[0], cells[worst[1]]["pooled"]
-                      ["deflate_state_bytes_per_msg"] / 1024,
-                      cell_name(worst[1]),
-                      sum(r["pool_created"] for r in missed))
-                     if all(r["pool_created"] > 0 for r in missed) else
-                     "; worst %.3f allocs per round trip in %s" %
-                     (worst[0], cell_name(worst[1])))
-    out.append(("Steady state, end to end: zero allocations of deflate state "
-                "per message, pooled (the send path the plugin owns)",
-                "%d e2e rows" % len(send), measured,
-                "%s (%d of %d rows)" % (met(zero == len(send) and send), zero,
-                                        len(send))))
-    recv = [r["inflate_state_allocs_per_msg"] for r, _ in pooled_rows]
-    recv_kib = [r["inflate_state_bytes_per_msg"] / 1024 for r, _ in pooled_rows]
-    if recv:
-        out.append(("Steady state, end to end: zero allocations of inflate "
-                    "state per message, pooled (receive path, still inflated "
-                    "by gRPC core)",
-                    "%d e2e rows" % len(recv),
-                    "%.1f to %.1f allocs, %.1f to %.1f KiB per round trip" %
-                    (min(recv), max(recv), min(recv_kib), max(recv_kib)),
-                    met(max(recv) == 0) + " (out of the plugin's reach)"))
-    stock_rows = [cells[c]["stock"] for c in cell_order(cells)
-                  if "stock" in cells[c]]
-    per_init = [r["deflate_state_bytes_per_msg"] / r["deflate_inits_per_msg"]
-                for r in stock_rows if r["deflate_inits_per_msg"] > 0]
-    if per_init:
-        out.append(("Reference: stock allocates ~256 KiB of zlib state per "
-                    "compressed message",
-                    "%d e2e rows" % len(per_init),
-                    "%.0f KiB per deflateInit2, %.1f to %.1f inits per round "
-                    "trip" % (sum(per_init) / len(per_init) / 1024,
-                              min(r["deflate_inits_per_msg"]
-                                  for r in stock_rows),
-                              max(r["deflate_inits_per_msg"]
-                                  for r in stock_rows)),
-                    "(reference)"))
-
-    # 64 KiB and up: pooled no slower than stock.
-    if large:
-        text, pairs = spread([(paired(cells[c], "stock", "pooled"), c)
-                              for c in large])
-        ok = sum(1 for v, _ in pairs if v >= 1 - NOISE_TOLERANCE)
-        strict = sum(1 for v, _ in pairs if v >= 1)
-        out.append(("End to end, 64 KiB and up: pooled no slower than stock "
-                    "(paired p50 stock/pooled >= %.2f, i.e. equal within %d%% "
-                    "noise)" % (1 - NOISE_TOLERANCE, NOISE_TOLERANCE * 100),
-                    "%d e2e rows" % len(pairs), text,
-                    "%s (%d of %d rows; %d strictly >= 1)" %
-                    (met(ok == len(pairs) and pairs), ok, len(pairs), strict)))
-        # CPU per round trip is less disturbed by other load than latency.
-        text, pairs = spread([(ratio(cells[c]["stock"]["cpu_us_per_msg"],
-                                     cells[c]["pooled"]["cpu_us_per_msg"]), c)
-                              for c in large])
-        ok = sum(1 for v, _ in pairs if v >= 1 - NOISE_TOLERANCE)
-        out.append(("End to end, 64 KiB and up: pooled costs no more CPU "
-                    "than stock (CPU per round trip stock/pooled >= %.2f)" %
-                    (1 - NOISE_TOLERANCE),
-                    "%d e2e rows" % len(pairs), text,
-                    "%s (%d of %d rows)" % (met(ok == len(pairs) and pairs),
-                                            ok, len(pairs))))
-    big_codec = sorted(k for k in codec if k[2] >= LARGE_SIZE and
-                       k[3] == "stock" and (k[0], k[1], k[2], "pooled")
-                       in codec)
-    if big_codec:
-        pairs = []
-        for k in big_codec:
-            stock = codec[k]["real_time"]
-            pooled = codec[(k[0], k[1], k[2], "pooled")]["real_time"]
-            pairs.append((stock / pooled, "/".join(map(str, k[:3]))))
-        ok = sum(1 for v, _ in pairs if v >= 1 - NOISE_TOLERANCE)
-        lo, hi = min(pairs), max(pairs)
-        out.append(("Codec, 64 KiB and up: pooled no slower than stock "
-                    "(time stock/pooled >= %.2f)" % (1 - NOISE_TOLERANCE),
-                    "%d codec rows" % len(pairs),
-                    "%.3fx (%s) to %.3fx (%s)" % (lo[0], lo[1], hi[0], hi[1]),
-                    "%s (%d of %d rows)" % (met(ok == len(pairs)), ok,
-                                            len(pairs))))
+    default = e2e.get("default_setup")
+    candidates = [default] if default in e2e["setups"] else []
+    if recommended and recommended != default and \
+            recommended in e2e["setups"]:
+        candidates.append(recommended)
+    for name in candidates:
+        role = ("the library's default" if name == default else
+                "the recommended default")
+        for size in LARGE_SIZES:
+            cell = cell_at(e2e, TARGET_KIND, size)
+            if not cell or name not in cell or "stock" not in cell:
+                continue
+            speed = paired(cell, "stock", name)
+            cpu = ratio(field(cell, "stock", "cpu_us_per_msg"),
+                        field(cell, name, "cpu_us_per_msg"))
+            wire = ratio(field(cell, name, "wire_bytes"),
+                         field(cell, "stock", "wire_bytes"))
+            ok = speed is not None and speed >= DEFAULT_SPEEDUP and \
+                wire is not None and wire <= BYTES_TOLERANCE
+            out.append((
+                "%s (%s) at least %gx faster than stock end to end, at most "
+                "%d%% more wire bytes" % (role, name, DEFAULT_SPEEDUP,
+                                          round((BYTES_TOLERANCE - 1) * 100)),
+                "%s %s" % (TARGET_KIND, size_label(size)),
+                "%s faster (paired p50; CPU per round trip %s), wire bytes "
+                "%s of stock" % (fmt_x(speed), fmt_x(cpu), fmt_x(wire, 3)),
+                met(ok)))
+    if FASTEST in e2e["setups"]:
+        for size in LARGE_SIZES:
+            cell = cell_at(e2e, TARGET_KIND, size)
+            if not cell or FASTEST not in cell:
+                continue
+            speed = paired(cell, "stock", FASTEST)
+            cpu = ratio(field(cell, "stock", "cpu_us_per_msg"),
+                        field(cell, FASTEST, "cpu_us_per_msg"))
+            wire = ratio(field(cell, FASTEST, "wire_bytes"),
+                         field(cell, "stock", "wire_bytes"))
+            out.append((
+                "%s at least %gx faster than stock end to end" %
+                (FASTEST, FASTEST_SPEEDUP),
+                "%s %s" % (TARGET_KIND, size_label(size)),
+                "%s faster (paired p50; CPU per round trip %s), wire bytes "
+                "%s of stock" % (fmt_x(speed), fmt_x(cpu), fmt_x(wire, 3)),
+                met(speed is not None and speed >= FASTEST_SPEEDUP)))
+        for cell_key in load_cells(e2e):
+            cell = e2e["cells"][cell_key]
+            if cell_key[2] != TARGET_KIND or FASTEST not in cell:
+                continue
+            thr = paired(cell, FASTEST, "stock", "rep_msgs_per_s") or \
+                ratio(field(cell, FASTEST, "msgs_per_s"),
+                      field(cell, "stock", "msgs_per_s"))
+            cap = ratio(field(cell, "stock", "server_cpu_us_per_msg"),
+                        field(cell, FASTEST, "server_cpu_us_per_msg"))
+            out.append((
+                "%s at least %gx stock's server throughput" %
+                (FASTEST, FASTEST_THROUGHPUT),
+                "%s %s, %d concurrent streams" %
+                (TARGET_KIND, size_label(cell_key[3]), cell_key[1]),
+                "%s the round trips per second; server CPU per round trip "
+                "%s lower" % (fmt_x(thr), fmt_x(cap)),
+                met(thr is not None and thr >= FASTEST_THROUGHPUT)))
+    cell = cell_at(e2e, TARGET_KIND, SMALL_SIZE)
+    if cell and "none" in cell:
+        best = None
+        for name in pooled_setups(e2e):
+            r = paired(cell, name, "none")
+            if r is not None and (best is None or r < best[0]):
+                best = (r, name)
+        if best:
+            out.append((
+                "the fastest backend within %gx of no compression" %
+                NONE_RATIO,
+                "%s %s" % (TARGET_KIND, size_label(SMALL_SIZE)),
+                "%s (%s, paired p50 over none)" % (fmt_x(best[0]), best[1]),
+                met(best[0] <= NONE_RATIO)))
     return out
 
 
 # --- Markdown -------------------------------------------------------------
 
-PAIRED_NOTE = (
-    "p50 and p99 are over every round trip of all repetitions. *Paired* "
-    "ratios, which the targets use, are the median over repetitions of the "
-    "ratio of the two modes' p50 in that repetition: the modes of a "
-    "repetition run back to back, so load that comes and goes on this "
-    "shared machine cancels out. With 1 MiB messages a run holds only a few "
-    "round trips, so those rows are the noisiest; their CPU per round trip "
-    "(next table) is steadier.\n")
 
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(x) for x in row) + " |" for row in rows]
-    return "\n".join(lines)
+def setup_label(e2e, name):
+    return name + (" (default)" if name == e2e.get("default_setup") else "")
 
 
 def e2e_latency_table(e2e):
+    setups = e2e["setups"]
+    pooled = pooled_setups(e2e)
+    header = ["payload", "size"] + ["%s p50" % setup_label(e2e, s)
+                                    for s in setups]
+    header += ["stock/%s" % s for s in pooled]
+    header += ["%s/none" % s for s in pooled]
     rows = []
-    for c in cell_order(e2e["cells"]):
+    for c in latency_cells(e2e):
         m = e2e["cells"][c]
-        rows.append([c[0], c[1], size_label(c[2])] +
-                    [fmt_us(p50(m, mode)) for mode in MODES] +
-                    [fmt(paired(m, "stock", "pooled"), 2) + "x",
-                     fmt(paired(m, "pooled", "none"), 2) + "x",
-                     fmt(ratio(p50(m, "stock"), p50(m, "pooled")), 2) + "x",
-                     fmt(ratio(p50(m, "pooled"), p50(m, "none")), 2) + "x"] +
-                    [fmt_us(m[mode]["p99_us"]) if mode in m else "n/a"
-                     for mode in MODES])
-    return table(["RPC", "client threads", "size", "none p50", "stock p50",
-                  "pooled p50", "stock/pooled paired", "pooled/none paired",
-                  "stock/pooled of p50s", "pooled/none of p50s", "none p99",
-                  "stock p99", "pooled p99"], rows)
+        rows.append([c[2], size_label(c[3])] +
+                    [fmt_us(field(m, s, "p50_us")) for s in setups] +
+                    [fmt_x(paired(m, "stock", s)) for s in pooled] +
+                    [fmt_x(paired(m, s, "none")) for s in pooled])
+    return table(header, rows)
 
 
-def e2e_cost_table(e2e):
+def e2e_bytes_table(e2e):
+    setups = [s for s in e2e["setups"] if s != "none"]
+    header = ["payload", "size", "request bytes"] + \
+        ["%s wire bytes" % s for s in setups] + \
+        ["%s/stock" % s for s in setups if s != "stock"]
     rows = []
-    for c in cell_order(e2e["cells"]):
+    for c in latency_cells(e2e):
         m = e2e["cells"][c]
-
-        def get(mode, key, digits=1, scale=1.0):
-            return fmt(m[mode][key] * scale, digits) if mode in m else "n/a"
-
-        rows.append([c[0], c[1], size_label(c[2])] +
-                    [get(mode, "msgs_per_s", 0) for mode in MODES] +
-                    [get(mode, "cpu_us_per_msg") for mode in MODES] +
-                    [fmt(ratio(m["stock"]["cpu_us_per_msg"],
-                               m["pooled"]["cpu_us_per_msg"]), 2) + "x"] +
-                    [get(mode, "minor_faults_per_msg") for mode in MODES] +
-                    [get(mode, "peak_rss_bytes", 1, 1.0 / (1 << 20))
-                     for mode in MODES])
-    return table(["RPC", "thr", "size", "none msg/s", "stock msg/s",
-                  "pooled msg/s", "none CPU us/msg", "stock CPU us/msg",
-                  "pooled CPU us/msg", "CPU stock/pooled", "none faults/msg",
-                  "stock faults/msg", "pooled faults/msg", "none peak RSS MiB",
-                  "stock peak RSS MiB", "pooled peak RSS MiB"], rows)
+        any_row = next(iter(m.values()))
+        rows.append([c[2], size_label(c[3]), any_row["request_bytes"]] +
+                    [field(m, s, "wire_bytes") for s in setups] +
+                    [fmt_x(ratio(field(m, s, "wire_bytes"),
+                                 field(m, "stock", "wire_bytes")), 3)
+                     for s in setups if s != "stock"])
+    return table(header, rows)
 
 
-def e2e_alloc_table(e2e):
+def e2e_cpu_table(e2e):
+    setups = e2e["setups"]
+    header = ["payload", "size"] + \
+        ["%s CPU us (client + server)" % s for s in setups] + \
+        ["CPU stock/%s" % s for s in pooled_setups(e2e)]
     rows = []
-    for c in cell_order(e2e["cells"]):
+    for c in latency_cells(e2e):
         m = e2e["cells"][c]
 
-        def state(mode, kind):
-            r = m.get(mode)
-            if not r:
+        def cpu(s):
+            row = m.get(s)
+            if not row:
                 return "n/a"
-            return "%.2f / %.1f KiB" % (r[kind + "_state_allocs_per_msg"],
-                                        r[kind + "_state_bytes_per_msg"] /
-                                        1024)
+            return "%s (%s + %s)" % (fmt(row["cpu_us_per_msg"], 0),
+                                     fmt(row["client_cpu_us_per_msg"], 0),
+                                     fmt(row["server_cpu_us_per_msg"], 0))
 
-        rows.append([c[0], c[1], size_label(c[2]),
-                     state("stock", "deflate"), state("pooled", "deflate"),
-                     state("stock", "inflate"), state("pooled", "inflate")] +
-                    [fmt(m[mode]["allocs_per_msg"], 1) if mode in m else "n/a"
-                     for mode in MODES] +
-                    ["%d / %d" % (m["pooled"]["pool_created"],
-                                  m["pooled"]["pool_reused"])
-                     if "pooled" in m else "n/a"])
-    return table(["RPC", "thr", "size", "stock deflate state",
-                  "pooled deflate state", "stock inflate state",
-                  "pooled inflate state", "none heap allocs/msg",
-                  "stock heap allocs/msg", "pooled heap allocs/msg",
-                  "pool created / reused"], rows)
+        rows.append([c[2], size_label(c[3])] + [cpu(s) for s in setups] +
+                    [fmt_x(ratio(field(m, "stock", "cpu_us_per_msg"),
+                                 field(m, s, "cpu_us_per_msg")))
+                     for s in pooled_setups(e2e)])
+    return table(header, rows)
 
 
-def codec_table(codec):
+def e2e_heap_table(e2e):
+    """Heap per round trip on the target payload: what the setups allocate,
+    and how much of it is zlib state and page faults."""
+    setups = e2e["setups"]
     rows = []
-    keys = sorted({k[:3] for k in codec},
-                  key=lambda k: (k[0] != "compress", k[1], k[2]))
-    for op, kind, size in keys:
-        s = codec.get((op, kind, size, "stock"))
-        p = codec.get((op, kind, size, "pooled"))
-        if not s or not p:
+    for c in latency_cells(e2e):
+        if c[2] != TARGET_KIND:
             continue
-        unit = s.get("time_unit", "us")
-        scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[unit]
-        st, pt = s["real_time"] * scale, p["real_time"] * scale
-        def cv(b):
-            return " ±%.0f%%" % (b["time_cv"] * 100) if "time_cv" in b else ""
-
-        rows.append([op, kind, size_label(size), fmt_us(st) + cv(s),
-                     fmt_us(pt) + cv(p),
-                     fmt(st / pt, 2) + "x",
-                     fmt(p.get("bytes_per_second", 0) / 1e6, 1),
-                     fmt(s.get("allocs_per_op"), 1),
-                     fmt(p.get("allocs_per_op"), 1),
-                     fmt(s.get("heap_bytes_per_op", 0) / 1024, 1),
-                     fmt(p.get("heap_bytes_per_op", 0) / 1024, 1),
-                     "%s / %s KiB" % (fmt(s.get("zlib_state_allocs_per_op"), 1),
-                                      fmt(s.get("zlib_state_bytes_per_op", 0) /
-                                          1024, 1)),
-                     "%s / %s KiB" % (fmt(p.get("zlib_state_allocs_per_op"), 1),
-                                      fmt(p.get("zlib_state_bytes_per_op", 0) /
-                                          1024, 1)),
-                     fmt(s.get("minor_faults_per_op"), 1),
-                     fmt(p.get("minor_faults_per_op"), 1),
-                     "%d" % p.get("output_bytes", 0)])
-    return table(["op", "payload", "size", "stock time", "pooled time",
-                  "stock/pooled", "pooled MB/s", "stock allocs/op",
-                  "pooled allocs/op", "stock heap KiB/op",
-                  "pooled heap KiB/op", "stock zlib state/op",
-                  "pooled zlib state/op", "stock faults/op",
-                  "pooled faults/op", "pooled output bytes"], rows)
+        m = e2e["cells"][c]
+        for s in setups:
+            r = m.get(s)
+            if not r:
+                continue
+            rows.append([size_label(c[3]), s,
+                         fmt_kib(r["heap_bytes_per_msg"]),
+                         fmt(r["allocs_per_msg"], 1),
+                         "%s / %s" % (fmt(r["deflate_state_allocs_per_msg"] +
+                                          r["inflate_state_allocs_per_msg"],
+                                          1),
+                                      fmt_kib(r["deflate_state_bytes_per_msg"] +
+                                              r["inflate_state_bytes_per_msg"])),
+                         fmt(r["client_faults_per_msg"] +
+                             r["server_faults_per_msg"], 1),
+                         "%d / %d" % (r["pool_created"], r["pool_reused"]),
+                         fmt(r["client_rss_bytes"] / (1 << 20), 1),
+                         fmt(r["server_rss_bytes"] / (1 << 20), 1)])
+    return table(["size", "setup", "heap allocated", "allocs",
+                  "zlib state allocs / bytes", "page faults",
+                  "contexts created / reused", "client RSS MiB",
+                  "server RSS MiB"], rows)
 
 
-def write_markdown(path, args, codec, context, e2e, tuned, png_name):
-    info = machine()
+def load_table(e2e):
+    rows = []
+    for c in load_cells(e2e):
+        m = e2e["cells"][c]
+        for s in e2e["setups"]:
+            r = m.get(s)
+            if not r:
+                continue
+            rows.append([
+                "%s %s, %d streams" % (c[2], size_label(c[3]), c[1]),
+                setup_label(e2e, s), fmt(r["msgs_per_s"], 0),
+                fmt_x(ratio(r["msgs_per_s"], field(m, "stock", "msgs_per_s"))),
+                fmt_us(r["p50_us"]), fmt_us(r["p99_us"]),
+                fmt(r["server_cpu_us_per_msg"], 0),
+                fmt_x(ratio(field(m, "stock", "server_cpu_us_per_msg"),
+                            r["server_cpu_us_per_msg"])),
+                fmt(r["client_cpu_us_per_msg"], 0), r["wire_bytes"],
+                fmt(r["server_rss_bytes"] / (1 << 20), 1)])
+    return table(["load", "setup", "round trips/s", "vs stock", "p50",
+                  "p99", "server CPU us/round trip",
+                  "server CPU stock/this", "client CPU us/round trip",
+                  "wire bytes/msg", "server RSS MiB"], rows)
+
+
+def choice_section(codec, recommended, choices, e2e):
     out = []
-    out.append("# pooled-gzip benchmarks\n")
-    out.append("Generated by `scripts/run_benchmarks.sh` on %s%s." %
-               (info["date"],
+    ref_note = ("Compress CPU time and output bytes of one message through "
+                "the pooled codec, relative to zlib-6 (which is byte for "
+                "byte what stock gRPC sends), from the codec benchmarks "
+                "below. *bytes* > 1 is more on the wire; *speed* > 1 is "
+                "faster. The rule: the default keeps wire bytes within "
+                "%d%% of zlib-6 on every realistic payload (%s) at %s, and "
+                "is the fastest that does." %
+                (round((BYTES_TOLERANCE - 1) * 100), ", ".join(REALISTIC),
+                 ", ".join(size_label(s) for s in CHOICE_SIZES)))
+    out.append(ref_note + "\n")
+    if recommended:
+        c = choices[recommended]
+        out.append("**Recommended default: %s** — compresses %s faster "
+                   "than zlib-6 (geometric mean over those %d cells) for "
+                   "%s the bytes (worst cell %s, %s %s).\n" %
+                   (recommended, fmt_x(c["speed"]), c["cells"],
+                    fmt_x(c["bytes"], 3), fmt_x(c["worst"][0], 3),
+                    c["worst"][1], size_label(c["worst"][2])))
+    else:
+        out.append("**No backend and level** keeps the bytes within the "
+                   "tolerance everywhere.\n")
+    rows = []
+    for impl in sorted(choices, key=impl_key):
+        c = choices[impl]
+        rows.append([impl + (" **(recommended)**" if impl == recommended
+                             else ""),
+                     fmt_x(c["bytes"], 3),
+                     "%s (%s %s)" % (fmt_x(c["worst"][0], 3), c["worst"][1],
+                                     size_label(c["worst"][2])),
+                     fmt_x(c["speed"]),
+                     "yes" if c["worst"][0] <= BYTES_TOLERANCE else "no"])
+    out.append(table(["backend-level", "bytes vs zlib-6 (geo. mean)",
+                      "worst bytes vs zlib-6", "compress speed vs zlib-6 "
+                      "(geo. mean)", "within %d%%" %
+                      round((BYTES_TOLERANCE - 1) * 100)], rows))
+    out.append("")
+    out.append("Per payload and size (bytes vs zlib-6 / compress speed vs "
+               "zlib-6); decompression depends on the backend only, see "
+               "the codec tables:\n")
+    kinds = [k for k in REALISTIC] + sorted(
+        {k[1] for k in codec} - set(REALISTIC))
+    impls = sorted({k[3] for k in codec if k[0] == "compress"
+                    and k[3] != "stock"}, key=impl_key)
+    rows = []
+    for kind in kinds:
+        for impl in impls:
+            cells = []
+            for size in CHOICE_SIZES:
+                row = codec.get(("compress", kind, size, impl))
+                ref = codec.get(("compress", kind, size, REFERENCE))
+                if not row or not ref:
+                    cells.append("n/a")
+                    continue
+                cells.append("%s / %s" % (
+                    fmt(row["output_bytes"] / ref["output_bytes"], 3),
+                    fmt_x(ref["time_us"] / row["time_us"])))
+            rows.append([kind, impl] + cells)
+    out.append(table(["payload", "backend-level"] +
+                     [size_label(s) for s in CHOICE_SIZES], rows))
+    out.append("")
+    return out
+
+
+def codec_tables(codec):
+    out = []
+    kinds = sorted({k[1] for k in codec},
+                   key=lambda k: (k not in REALISTIC, k))
+    for op in ("compress", "decompress"):
+        for size in sorted({k[2] for k in codec if k[0] == op}):
+            impls = sorted({k[3] for k in codec if k[0] == op and
+                            k[2] == size}, key=impl_key)
+            # The run measures 1 B on one payload only.
+            here = [k for k in kinds if any(
+                (op, k, size, i) in codec for i in impls)]
+            rows = []
+            for impl in impls:
+                row = [impl]
+                for kind in here:
+                    b = codec.get((op, kind, size, impl))
+                    if not b:
+                        row.append("n/a")
+                        continue
+                    cv = (" ±%.0f%%" % (b["time_cv"] * 100)
+                          if "time_cv" in b else "")
+                    if op == "compress":
+                        row.append("%s%s, %d B" % (fmt_us(b["time_us"]), cv,
+                                                   b["output_bytes"]))
+                    else:
+                        row.append("%s%s" % (fmt_us(b["time_us"]), cv))
+                b = codec.get((op, TARGET_KIND, size, impl)) or \
+                    codec.get((op, here[0], size, impl))
+                row += [fmt(b.get("allocs_per_op"), 1),
+                        fmt_kib(b.get("heap_bytes_per_op")),
+                        fmt_kib(b.get("zlib_state_bytes_per_op")),
+                        fmt(b.get("minor_faults_per_op"), 1),
+                        fmt_kib(b.get("context_heap_bytes"))
+                        if b.get("context_heap_bytes") else "none kept"]
+                rows.append(row)
+            out.append("### %s, %s\n" % (op, size_label(size)))
+            out.append(table(
+                ["impl"] + here +
+                ["allocs/op (%s)" % TARGET_KIND, "heap/op",
+                 "zlib state/op", "faults/op", "heap per pooled context"],
+                rows))
+            out.append("")
+    return out
+
+
+def write_markdown(path, args, codec, context, e2e, tuned, png_name,
+                   recommended, choices):
+    info = machine()
+    out = ["# pooled-gzip benchmarks\n"]
+    out.append("Generated by `scripts/run_benchmarks.sh%s` on %s%s." %
+               (" --quick" if args.quick else "", info["date"],
                 " in %d s" % args.runtime_seconds
                 if args.runtime_seconds else ""))
     out.append("")
@@ -453,87 +605,132 @@ def write_markdown(path, args, codec, context, e2e, tuned, png_name):
         ["kernel", info["kernel"]],
         ["load average at start (1, 5, 15 min)",
          args.load_at_start or "n/a"],
+        ["load average at end", args.load_at_end or "n/a"],
         ["gRPC core", context.get("grpc_version", "n/a")],
         ["zlib", context.get("zlib_version", "n/a")],
+        ["libdeflate, ISA-L", args.backend_versions or "n/a"],
         ["Google Benchmark library build",
          context.get("library_build_type", "n/a") +
          " (Debian's package; only the harness, not the measured code)"],
-        ["e2e payload", e2e.get("payload", "n/a")],
-        ["e2e repetitions", "%d x %d ms per mode per cell, interleaved" %
-         (e2e.get("reps", 0), e2e.get("budget_ms", 0))],
+        ["end to end", "%d x %d ms per setup per cell, interleaved; load "
+         "cell %d ms per repetition" %
+         (e2e.get("reps", 0), e2e.get("budget_ms", 0),
+          e2e.get("load_budget_ms", 0))],
+        ["setups", ", ".join(setup_label(e2e, s) for s in e2e["setups"])],
+        ["processes", "a new server and client process per setup and run"
+         if e2e.get("fresh_pairs") else "one server and client per setup"],
         ["malloc", e2e.get("heap", "n/a")]]))
     out.append("")
-    out.append("Three modes run in one process, interleaved over the "
-               "repetitions (the mode that goes first rotates): **none** (no "
-               "compression), **stock** (gRPC core gzip on both sides), "
-               "**pooled** (`pooled_gzip::CreateChannel` and "
-               "`EnableOnServer`, same gzip settings). A *message* in the "
-               "end-to-end tables is one round trip: a request and its echo, "
-               "each compressed once and decompressed once. CPU time is the "
-               "whole process (client and server) from `getrusage`. Ratios "
-               "taken within one run are what to read; absolute numbers move "
-               "with the load on this shared machine.")
+    out.append(
+        "**How the end-to-end runs are arranged.** `e2e_bench` only "
+        "orchestrates: for a setup it starts one echo server process "
+        "and one client process (itself, with `--role=server|client`) and "
+        "drives them over pipes, asking the client for a warm-up and a "
+        "timed run and the server for its counters before and after. %s "
+        "Separate processes "
+        "are required: once pooled-gzip is set up in a process, its codec "
+        "takes every gzip message of that process, so stock gRPC is only "
+        "stock in a process that never sets it up (each process reports "
+        "whether the codec is active, and the orchestrator refuses a stock "
+        "process with it or a pooled one without it). Setups: **none** (no "
+        "compression), **stock** (gRPC core's gzip, zlib-6 with a fresh "
+        "stream per message), and pooled gzip with a backend and level "
+        "named `<backend>-<level>` on both sides, set with "
+        "`pooled_gzip::Configure`; *(default)* marks the library's default. "
+        "Within a cell the setups run one after another and which goes "
+        "first rotates over the repetitions. A *message* is one round trip "
+        "(a bidi stream, one client thread): a request and its echo, each "
+        "compressed once and decompressed once. Ratios taken within one run "
+        "are what to read; absolute numbers move with the load on this "
+        "shared machine." %
+        ("Every run gets a new pair of processes: on a busy machine a pair "
+         "can sit in a slow state for seconds (how the scheduler placed it, "
+         "which gRPC thread polls), which interleaving alone cannot cancel; "
+         "with new pairs it is one run's luck, which the medians over "
+         "repetitions drop. It also gives every run a fresh heap."
+         if e2e.get("fresh_pairs") else
+         "Each setup keeps its pair of processes for the whole run."))
     out.append("")
     if png_name:
         out.append("![benchmarks](%s)\n" % png_name)
 
-    out.append("## Targets (issue 4)\n")
+    out.append("## Targets (issue 9)\n")
+    out.append("Paired ratios: the median over repetitions of the ratio of "
+               "two setups' p50 in that repetition (they ran back to back, "
+               "so load that comes and goes cancels). CPU per round trip is "
+               "client plus server process CPU, which other load disturbs "
+               "less than latency.\n")
     out.append(table(["target", "scope", "measured", "verdict"],
-                     target_rows(e2e, codec)))
+                     target_rows(e2e, recommended)))
     out.append("")
+
+    out.append("## Choosing the default backend and level\n")
+    out += choice_section(codec, recommended, choices, e2e)
 
     out.append("## End to end: latency per round trip\n")
-    out.append(PAIRED_NOTE)
+    out.append("p50 over every round trip of all repetitions; ratios are "
+               "paired (see Targets). *stock/X* > 1: X is faster than stock; "
+               "*X/none*: X's time over no compression's.\n")
     out.append(e2e_latency_table(e2e))
     out.append("")
-    out.append("## End to end: throughput, CPU and memory\n")
-    out.append("Faults are minor page faults of the whole process per round "
-               "trip: stock's cost for small messages is mostly glibc "
-               "trimming the 256 KiB of zlib state it just freed and faulting "
-               "it back in for the next message. Peak RSS is the largest "
-               "resident set sampled while that mode ran; it is one process, "
-               "so memory that an earlier mode left in malloc's free lists "
-               "counts for all.\n")
-    out.append(e2e_cost_table(e2e))
+    out.append("## End to end: wire bytes per message\n")
+    out.append("One request as gRPC sends it (the 5-byte message prefix not "
+               "counted): compressed by the setup's codec when that makes it "
+               "smaller, as it is otherwise (core's rule, which pooled-gzip's "
+               "codec keeps), so 1-byte messages travel uncompressed in every "
+               "setup.\n")
+    out.append(e2e_bytes_table(e2e))
     out.append("")
-    out.append("## End to end: zlib state and heap allocations per round "
-               "trip\n")
-    out.append("zlib state is what malloc handed out inside `deflateInit2_` "
-               "(deflate) or `inflateInit2_`/`inflate` (inflate), counted by "
-               "the benchmark's malloc interposer, as allocations / KiB per "
-               "round trip. The pooled mode still inflates received messages "
-               "in gRPC core, which has no hook for it. Pool counters are "
-               "contexts created / reused during the measured runs.\n")
-    out.append(e2e_alloc_table(e2e))
+    out.append("## End to end: CPU per round trip\n")
+    out.append("Process CPU time (user + system) of the client and the "
+               "server during the measured runs, per round trip.\n")
+    out.append(e2e_cpu_table(e2e))
     out.append("")
-    out.append("Pool at the end of the run: `%s`\n" % e2e["pool_stats"]["text"])
-
+    out.append("## End to end: heap and memory per round trip (%s)\n" %
+               TARGET_KIND)
+    out.append("Counted by the malloc interposer in both processes. zlib "
+               "state is what zlib allocated inside `deflateInit2_` / "
+               "`inflateInit2_` / `inflate` (stock: a fresh deflate state per "
+               "message, ~256 KiB); page faults are both processes' minor "
+               "faults. RSS is each process's resident set after its runs.\n")
+    out.append(e2e_heap_table(e2e))
+    out.append("")
+    if load_cells(e2e):
+        out.append("## Server throughput under concurrent load\n")
+        out.append("A separate client process keeps that many bidi streams "
+                   "busy (one thread each) against the setup's server for "
+                   "each repetition; both share the machine's %s cores. "
+                   "*Round trips/s* is what the pair achieved; server CPU "
+                   "per round trip is what the server alone spent, so "
+                   "*server CPU stock/this* is how many more round trips "
+                   "the same server CPU serves.\n" % info["nproc"])
+        out.append(load_table(e2e))
+        out.append("")
     if tuned:
         out.append("## End to end with glibc's trim threshold raised\n")
-        out.append("The same benchmark in a second process with `%s`, a "
-                   "common malloc tuning for servers: glibc then keeps freed "
-                   "memory instead of returning it, stock no longer faults "
-                   "its zlib state back in, and this is what pooling saves "
-                   "over a tuned deployment. (glibc also raises its trim "
-                   "threshold by itself after the first large block is "
-                   "freed, so a process that has handled one message over "
-                   "128 KiB behaves more like this table.)\n" %
-                   tuned.get("heap"))
+        out.append("The same benchmark with `%s` in every process, a common "
+                   "malloc tuning for servers: glibc then keeps freed memory "
+                   "instead of returning it, stock no longer faults its zlib "
+                   "state back in, and this is what pooling saves over a "
+                   "tuned deployment.\n" % tuned.get("heap"))
         out.append(e2e_latency_table(tuned))
         out.append("")
 
     out.append("## Codec micro-benchmarks\n")
-    out.append("One message through gRPC core's zlib path (fresh stream per "
-               "message, 1 KiB output slices; a replica of "
-               "`message_compress.cc`) and through the pooled codec, called "
-               "as the plugin calls it. Median of repetitions in random "
-               "order; each size in its own process, because malloc's "
-               "trimming (and so stock's time for small messages) depends on "
-               "what the heap held before. zlib state is allocations / KiB "
-               "per op; faults are the benchmark thread's minor page faults "
-               "per op. ± is the coefficient of variation across repetitions.\n")
-    out.append(codec_table(codec))
-    out.append("")
+    out.append("One message through gRPC core's zlib path (*stock*: a "
+               "replica of `message_compress.cc`, fresh stream per message, "
+               "1 KiB output slices) and through the pooled codec of each "
+               "backend and level, slices in and slices out as the core "
+               "codec calls it. Time is the benchmark thread's CPU time per "
+               "message (median of repetitions in random order; ± is their "
+               "coefficient of variation), each size in its own process; "
+               "1 B only on one payload, as one byte is one byte. "
+               "Decompress input is stock's zlib-6 output, what a stock peer "
+               "sends. Heap per pooled context is what one context of that "
+               "backend and level holds between messages (the pool keeps up "
+               "to 2 per thread per kind, within its byte cap); heap/op is "
+               "what one message allocates, its output included.\n")
+    out += codec_tables(codec)
     with open(path, "w") as f:
         f.write("\n".join(out))
 
@@ -541,62 +738,78 @@ def write_markdown(path, args, codec, context, e2e, tuned, png_name):
 # --- Chart ----------------------------------------------------------------
 
 
-def write_chart(path, e2e, codec):
+def write_chart(path, e2e, codec, recommended):
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
         print("report.py: gnuplot not found, no chart", file=sys.stderr)
         return False
+    setups = e2e["setups"]
+    colors = ["#999999", "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e",
+              "#9467bd", "#8c564b", "#e377c2"]
     with tempfile.TemporaryDirectory() as tmp:
-        # Panel data: one line per size, columns per mode.
-        def e2e_data(name, rpc, threads, key):
-            lines = []
-            for c in cell_order(e2e["cells"]):
-                if c[0] != rpc or c[1] != threads:
-                    continue
-                m = e2e["cells"][c]
-                lines.append('"%s" %s' % (size_label(c[2]), " ".join(
-                    str(m[mode][key]) if mode in m else "NaN"
-                    for mode in MODES)))
-            with open(os.path.join(tmp, name), "w") as f:
-                f.write("\n".join(lines) + "\n")
-            return bool(lines)
-
-        has_bidi = e2e_data("p50.dat", "bidi", 1, "p50_us")
-        e2e_data("cpu.dat", "bidi", 1, "cpu_us_per_msg")
         lines = []
-        for size in sorted({k[2] for k in codec}):
-            s = codec.get(("compress", "text", size, "stock"))
-            p = codec.get(("compress", "text", size, "pooled"))
-            if s and p:
-                lines.append('"%s" %s %s' % (size_label(size), s["real_time"],
-                                             p["real_time"]))
-
-        def decades(name):
-            """A log y range with room on both sides of the data,
-            so no bar touches the frame."""
-            values = []
-            with open(os.path.join(tmp, name)) as f:
-                for line in f:
-                    for field in line.rsplit('"', 1)[-1].split():
-                        if field != "NaN" and float(field) > 0:
-                            values.append(float(field))
-            if not values:
-                return "[*:*]"
-            lo = 10 ** math.floor(math.log10(min(values)))
-            hi = 10 ** math.ceil(math.log10(max(values) * 3))
-            return "[%g:%g]" % (lo, hi)
-
-        with open(os.path.join(tmp, "codec.dat"), "w") as f:
+        for c in latency_cells(e2e):
+            if c[2] != TARGET_KIND:
+                continue
+            m = e2e["cells"][c]
+            lines.append('"%s" %s' % (size_label(c[3]), " ".join(
+                str(field(m, s, "p50_us") or "NaN") for s in setups)))
+        with open(os.path.join(tmp, "p50.dat"), "w") as f:
             f.write("\n".join(lines) + "\n")
-        if not has_bidi or not lines:
+        has_p50 = bool(lines)
+        load = [c for c in load_cells(e2e) if c[2] == TARGET_KIND]
+        lines = []
+        if load:
+            m = e2e["cells"][load[0]]
+            for i, s in enumerate(setups):
+                if s in m:
+                    lines.append('%d "%s" %s' % (i, s, m[s]["msgs_per_s"]))
+        with open(os.path.join(tmp, "load.dat"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        has_load = bool(lines)
+        # Trade-off: compress time against bytes, relative to zlib-6, at
+        # 64 KiB (or the largest size measured), one series per realistic
+        # payload.
+        sizes = sorted({k[2] for k in codec if k[0] == "compress"})
+        trade_size = 64 * 1024 if 64 * 1024 in sizes else sizes[-1]
+        series = []
+        for kind in REALISTIC:
+            lines = []
+            for impl in sorted({k[3] for k in codec if k[0] == "compress"
+                                and k[3] != "stock"}, key=impl_key):
+                row = codec.get(("compress", kind, trade_size, impl))
+                ref = codec.get(("compress", kind, trade_size, REFERENCE))
+                if row and ref:
+                    lines.append("%g %g %s" % (
+                        100.0 * row["output_bytes"] / ref["output_bytes"],
+                        row["time_us"], impl))
+            if lines:
+                name = "trade_%s.dat" % kind
+                with open(os.path.join(tmp, name), "w") as f:
+                    f.write("\n".join(lines) + "\n")
+                series.append((kind, name))
+        if not has_p50 or not series:
             print("report.py: not enough data for a chart", file=sys.stderr)
             return False
-        ranges = {name: decades(name)
-                  for name in ("p50.dat", "cpu.dat", "codec.dat")}
+        p50_plot = ", \\\n     ".join(
+            '"%s/p50.dat" using %d%s title "%s" lc rgb "%s"' %
+            (tmp, i + 2, ":xtic(1)" if i == 0 else "", s,
+             colors[i % len(colors)]) for i, s in enumerate(setups))
+        # Labels on the target payload's points only: three sets of
+        # thirteen labels would cover each other.
+        trade_plot = ", \\\n     ".join(
+            '"%s/%s" using 1:2 with points pt 7 ps 1.2 lc rgb "%s" title '
+            '"%s"%s' % (tmp, name, colors[(i + 2) % len(colors)], kind,
+                        ', "" using 1:2:3 with labels offset 0.6,0.5 left '
+                        'font ",7" notitle' if kind == TARGET_KIND else "")
+            for i, (kind, name) in enumerate(series))
+        load_title = ("Server throughput, %s %s, %d streams" %
+                      (TARGET_KIND, size_label(load[0][3]), load[0][1])
+                      if load else "")
         script = """
-set terminal pngcairo enhanced size 1500,480 font "sans,10"
+set terminal pngcairo enhanced size 1650,520 font "sans,10"
 set output "{out}"
-set multiplot layout 1,3 title "pooled-gzip: none vs stock gRPC gzip vs pooled gzip"
+set multiplot layout 1,3 title "pooled-gzip: stock gRPC gzip vs pooled gzip per backend (client and server in separate processes)"
 set style data histogram
 set style histogram cluster gap 1
 set style fill solid 0.85 border -1
@@ -604,28 +817,41 @@ set boxwidth 0.9
 set logscale y
 set format y "10^{{%L}}"
 set grid ytics
-set key top left
+set key top left font ",8"
 set xlabel "message size"
-set title "End to end p50 per round trip (bidi, 1 client thread)"
+set title "End to end p50 per round trip ({kind} payload, bidi)"
 set ylabel "microseconds (log)"
-set yrange {r_p50}
-plot "{tmp}/p50.dat" using 2:xtic(1) title "none" lc rgb "#999999", \\
-     "" using 3 title "stock gzip" lc rgb "#d62728", \\
-     "" using 4 title "pooled gzip" lc rgb "#2ca02c"
-set title "End to end CPU per round trip (bidi, 1 client thread)"
-set ylabel "CPU microseconds, client + server (log)"
-set yrange {r_cpu}
-plot "{tmp}/cpu.dat" using 2:xtic(1) title "none" lc rgb "#999999", \\
-     "" using 3 title "stock gzip" lc rgb "#d62728", \\
-     "" using 4 title "pooled gzip" lc rgb "#2ca02c"
-set title "Codec: gzip one text message"
-set ylabel "microseconds per message (log)"
-set yrange {r_codec}
-plot "{tmp}/codec.dat" using 2:xtic(1) title "stock (core)" lc rgb "#d62728", \\
-     "" using 3 title "pooled" lc rgb "#2ca02c"
+plot {p50_plot}
+set title "{load_title}"
+set style data boxes
+unset logscale y
+set format y "%g"
+set yrange [0:*]
+set ylabel "round trips per second"
+set xlabel ""
+unset key
+set xtics rotate by -30
+set xrange [-0.6:{nsetups}]
+{load_plot}
+set title "Codec: compress {trade_size}, time against bytes (zlib-6 = 100%)"
+set xtics norotate
+set autoscale x
+set autoscale y
+set logscale y
+set format y "10^{{%L}}"
+set xlabel "compressed size, % of zlib-6 (stock)"
+set ylabel "CPU microseconds per message (log)"
+set key top right font ",8"
+set grid xtics
+plot {trade_plot}
 unset multiplot
-""".format(out=path, tmp=tmp, r_p50=ranges["p50.dat"],
-           r_cpu=ranges["cpu.dat"], r_codec=ranges["codec.dat"])
+""".format(out=path, kind=TARGET_KIND, p50_plot=p50_plot,
+           load_title=load_title, nsetups=len(setups) - 0.4,
+           load_plot=('plot "%s/load.dat" using 1:3:xtic(2) with boxes '
+                      'lc rgb "#1f77b4" notitle' % tmp) if has_load
+           else 'set label 1 "no load cell" at graph 0.5,0.5 center\n'
+                'plot 1 notitle',
+           trade_plot=trade_plot, trade_size=size_label(trade_size))
         result = subprocess.run([gnuplot], input=script, text=True,
                                 capture_output=True)
         if result.returncode != 0:
@@ -638,25 +864,41 @@ unset multiplot
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--codec", nargs="+", required=True)
-    parser.add_argument("--e2e", required=True)
+    parser.add_argument("--recommend", action="store_true",
+                        help="print the recommended default and exit")
+    parser.add_argument("--e2e")
     parser.add_argument("--e2e-tuned")
-    parser.add_argument("--md", required=True)
+    parser.add_argument("--md")
     parser.add_argument("--png")
+    parser.add_argument("--quick", action="store_true")
     parser.add_argument("--runtime-seconds", type=int, default=0)
     parser.add_argument("--load-at-start", default="",
                         help="/proc/loadavg's first three fields")
+    parser.add_argument("--load-at-end", default="")
+    parser.add_argument("--backend-versions", default="")
     args = parser.parse_args()
 
     codec, context = load_codec(args.codec)
+    recommended, choices = recommend(codec)
+    if args.recommend:
+        if not recommended:
+            return 1
+        print(recommended)
+        return 0
+    if not args.e2e or not args.md:
+        parser.error("--e2e and --md are required without --recommend")
     e2e = load_e2e(args.e2e)
     tuned = load_e2e(args.e2e_tuned)
     png_name = None
-    if args.png and write_chart(args.png, e2e, codec):
+    if args.png and write_chart(args.png, e2e, codec, recommended):
         png_name = os.path.relpath(args.png, os.path.dirname(
             os.path.abspath(args.md)))
-    write_markdown(args.md, args, codec, context, e2e, tuned, png_name)
-    for target, scope, measured, verdict in target_rows(e2e, codec):
-        print("%s\n    %s: %s" % (target, verdict.replace("**", ""), measured))
+    write_markdown(args.md, args, codec, context, e2e, tuned, png_name,
+                   recommended, choices)
+    print("recommended default: %s" % recommended)
+    for target, scope, measured, verdict in target_rows(e2e, recommended):
+        print("%s, %s\n    %s: %s" % (target, scope, verdict.replace("**", ""),
+                                      measured))
     return 0
 
 

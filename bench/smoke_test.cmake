@@ -44,31 +44,39 @@ file(MAKE_DIRECTORY "${OUT_DIR}")
 if(STEP STREQUAL "codec")
   set(json_file "${OUT_DIR}/codec_bench.json")
   file(REMOVE "${json_file}")
-  run("${BINARY}" "--benchmark_filter=/(1|1024)/" --benchmark_min_time=0.001
-    "--benchmark_out=${json_file}" --benchmark_out_format=json)
+  run("${BINARY}" --payloads=proto "--benchmark_filter=/1024/"
+    --benchmark_min_time=0.001 "--benchmark_out=${json_file}"
+    --benchmark_out_format=json)
   file(READ "${json_file}" json)
   json_length(count "${json}" benchmarks)
-  # compress and decompress x 3 payload kinds x 2 sizes x stock and pooled
-  if(NOT count EQUAL 24)
-    fail("expected 24 benchmark rows, got ${count}")
+  # compress: stock + zlib 1, 6, 9 + libdeflate 1, 4, 5, 6, 7, 9 + ISA-L
+  # 0..3; decompress: stock + the three backends.
+  if(NOT count EQUAL 18)
+    fail("expected 18 benchmark rows, got ${count}")
   endif()
   math(EXPR last "${count} - 1")
+  set(names "")
   foreach(i RANGE ${last})
     json_get(row "${json}" benchmarks ${i})
     json_get(name "${row}" name)
+    list(APPEND names "${name}")
     string(JSON error_occurred ERROR_VARIABLE no_error GET "${row}"
       error_occurred)
     if(error_occurred)
       fail("${name} reported an error")
     endif()
-    foreach(counter real_time bytes_per_second allocs_per_op
+    foreach(counter real_time cpu_time bytes_per_second allocs_per_op
         heap_bytes_per_op zlib_state_allocs_per_op zlib_state_bytes_per_op
-        minor_faults_per_op output_bytes)
+        minor_faults_per_op output_bytes context_heap_bytes)
       json_get(value "${row}" ${counter})
     endforeach()
     json_get(iterations "${row}" iterations)
     if(iterations LESS 1)
       fail("${name} ran no iterations")
+    endif()
+    json_get(output_bytes "${row}" output_bytes)
+    if(NOT output_bytes GREATER 0)
+      fail("${name} produced no output")
     endif()
     # The interposer must see zlib's own mallocs: core's path allocates a
     # fresh deflate state (5 blocks) for every message.
@@ -77,47 +85,73 @@ if(STEP STREQUAL "codec")
       if(NOT zlib_allocs GREATER_EQUAL 5)
         fail("${name}: zlib state allocations not counted (${zlib_allocs})")
       endif()
+    elseif(NOT name MATCHES "/stock$")
+      json_get(context_bytes "${row}" context_heap_bytes)
+      if(NOT context_bytes GREATER 0)
+        fail("${name}: no heap per context")
+      endif()
+    endif()
+  endforeach()
+  foreach(expected compress/proto/1024/zlib-6 compress/proto/1024/libdeflate-6
+      compress/proto/1024/isal-1 decompress/proto/1024/libdeflate
+      decompress/proto/1024/isal)
+    if(NOT expected IN_LIST names)
+      fail("no ${expected} row")
     endif()
   endforeach()
 
 elseif(STEP STREQUAL "e2e")
   set(json_file "${OUT_DIR}/e2e_bench.json")
   file(REMOVE "${json_file}")
-  run("${BINARY}" --sizes=1,1024 --rpcs=unary,bidi --threads=1 --reps=1
-    --budget_ms=20 --warmup_ms=5 --min_messages=2 "--out=${json_file}")
+  # Every setup in its own server and client process; a short load cell.
+  run("${BINARY}" --sizes=1024 --kinds=proto
+    --setups=none,stock,zlib-6,libdeflate,isal-1 --reps=1 --budget_ms=20
+    --warmup_ms=5 --min_messages=2 --load_threads=4 --load_budget_ms=40
+    "--out=${json_file}")
   file(READ "${json_file}" json)
   json_length(count "${json}" rows)
-  # 2 sizes x 2 RPC kinds x 1 thread count x 3 modes
-  if(NOT count EQUAL 12)
-    fail("expected 12 rows, got ${count}")
+  # 1 latency cell and 1 load cell x 5 setups
+  if(NOT count EQUAL 10)
+    fail("expected 10 rows, got ${count}")
   endif()
   math(EXPR last "${count} - 1")
-  set(modes_seen "")
+  set(setups_seen "")
+  set(load_rows 0)
   foreach(i RANGE ${last})
     json_get(row "${json}" rows ${i})
-    json_get(mode "${row}" mode)
-    list(APPEND modes_seen ${mode})
+    json_get(setup "${row}" setup)
+    list(APPEND setups_seen ${setup})
     json_get(messages "${row}" messages)
     json_get(errors "${row}" errors)
     if(messages LESS 2 OR NOT errors EQUAL 0)
-      fail("row ${i} (${mode}): ${messages} round trips, ${errors} errors")
+      fail("row ${i} (${setup}): ${messages} round trips, ${errors} errors")
     endif()
-    foreach(key p50_us p99_us msgs_per_s cpu_us_per_msg peak_rss_bytes
-        allocs_per_msg deflate_state_allocs_per_msg inflate_state_allocs_per_msg
-        pool_created pool_reused)
+    foreach(key p50_us p99_us msgs_per_s cpu_us_per_msg client_cpu_us_per_msg
+        server_cpu_us_per_msg allocs_per_msg heap_bytes_per_msg
+        deflate_state_allocs_per_msg inflate_state_allocs_per_msg
+        pool_created pool_reused client_rss_bytes server_rss_bytes
+        request_bytes rep_p50_us)
       json_get(value "${row}" ${key})
     endforeach()
     json_get(p50 "${row}" p50_us)
-    if(NOT p50 GREATER 0)
-      fail("row ${i} (${mode}) has no latency")
+    json_get(wire "${row}" wire_bytes)
+    json_get(server_rss "${row}" server_rss_bytes)
+    if(NOT p50 GREATER 0 OR NOT wire GREATER 0 OR NOT server_rss GREATER 0)
+      fail("row ${i} (${setup}): no latency, wire bytes or server figures")
+    endif()
+    json_get(threads "${row}" threads)
+    if(threads EQUAL 4)
+      math(EXPR load_rows "${load_rows} + 1")
     endif()
   endforeach()
-  list(REMOVE_DUPLICATES modes_seen)
-  list(SORT modes_seen)
-  if(NOT modes_seen STREQUAL "none;pooled;stock")
-    fail("modes: ${modes_seen}")
+  if(NOT load_rows EQUAL 5)
+    fail("expected 5 load rows, got ${load_rows}")
   endif()
-  json_get(pool_text "${json}" pool_stats text)
+  list(REMOVE_DUPLICATES setups_seen)
+  list(SORT setups_seen)
+  if(NOT setups_seen STREQUAL "isal-1;libdeflate-6;none;stock;zlib-6")
+    fail("setups: ${setups_seen}")
+  endif()
 
 elseif(STEP STREQUAL "report")
   set(md "${OUT_DIR}/benchmarks.md")
@@ -126,8 +160,10 @@ elseif(STEP STREQUAL "report")
   run("${PYTHON}" "${REPORT}" --codec "${OUT_DIR}/codec_bench.json"
     --e2e "${OUT_DIR}/e2e_bench.json" --md "${md}" --png "${png}")
   file(READ "${md}" text)
-  foreach(expected "## Targets" "## End to end: latency" "| bidi | 1 | 1 KiB |"
-      "## Codec micro-benchmarks" "| compress | text | 1 B |" "nproc")
+  foreach(expected "## Targets (issue 9)" "## Choosing the default"
+      "## End to end: latency" "| proto | 1 KiB |"
+      "## Server throughput under concurrent load" "## Codec micro-benchmarks"
+      "### compress, 1 KiB" "| isal-1 |" "nproc")
     string(FIND "${text}" "${expected}" at)
     if(at LESS 0)
       fail("benchmarks.md lacks \"${expected}\"")

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <random>
 
 #include "pooled_gzip/pooled_gzip.h"
 
@@ -30,7 +29,7 @@ class Requests {
     const int distinct = std::max(1, std::min(options.count, 8));
     for (int i = 0; i < distinct; ++i) {
       EchoRequest& request = requests_.emplace_back();
-      request.set_payload(MakePayload(options.size, i));
+      request.set_payload(payloads::Make(options.payload, options.size, i));
       request.set_response_encoding(encoding);
     }
   }
@@ -154,6 +153,50 @@ const char* RpcName(Rpc rpc) {
   return "?";
 }
 
+bool ParseBackend(const std::string& name, Backend* backend) {
+  for (Backend candidate :
+       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+    if (name == BackendName(candidate)) {
+      *backend = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* BackendName(Backend backend) {
+  switch (backend) {
+    case Backend::kZlib:
+      return "zlib";
+    case Backend::kLibdeflate:
+      return "libdeflate";
+    case Backend::kIsal:
+      return "isal";
+  }
+  return "?";
+}
+
+absl::Status ConfigureFromFlags(const std::string& backend, int level) {
+  if (backend.empty() && level == kDefaultLevel) return absl::OkStatus();
+  Options options = GetOptions();
+  if (!backend.empty() && !ParseBackend(backend, &options.backend)) {
+    return absl::InvalidArgumentError(
+        "--backend must be zlib, libdeflate or "
+        "isal, got \"" +
+        backend + "\"");
+  }
+  options.level = level;
+  return Configure(options);
+}
+
+std::string CodecDescription() {
+  const Options options = GetOptions();
+  return std::string(BackendName(options.backend)) +
+         (options.level == kDefaultLevel
+              ? std::string(" at its default level")
+              : " level " + std::to_string(options.level));
+}
+
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
                                            grpc_compression_algorithm algorithm,
                                            int level) {
@@ -170,20 +213,7 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
 }
 
 std::string MakePayload(size_t size, uint32_t seed) {
-  static const char* const kWords[] = {
-      "request", "user",  "status", "ok",     "latency", "region", "cache",
-      "gzip",    "proto", "stream", "server", "client",  "id",     "true",
-      "false",   "null",  "value",  "count",  "bytes",   "time"};
-  std::mt19937 random(seed);
-  std::uniform_int_distribution<size_t> pick(0, std::size(kWords) - 1);
-  std::string payload;
-  payload.reserve(size + 16);
-  while (payload.size() < size) {
-    payload += kWords[pick(random)];
-    payload += (random() % 8 == 0) ? '\n' : ' ';
-  }
-  payload.resize(size);
-  return payload;
+  return payloads::Make(payloads::Kind::kWords, size, seed);
 }
 
 LoadResult RunLoad(Echo::Stub* stub, const LoadOptions& options) {

@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "echo.grpc.pb.h"
+#include "payloads.h"
+#include "pooled_gzip/options.h"
 
 namespace pooled_gzip::echo {
 
@@ -22,14 +25,30 @@ bool ParseMode(const std::string& name, Mode* mode);
 bool ParseRpc(const std::string& name, Rpc* rpc);
 const char* RpcName(Rpc rpc);
 
+// Parses "zlib", "libdeflate" or "isal".
+bool ParseBackend(const std::string& name, Backend* backend);
+const char* BackendName(Backend backend);
+
+// The --backend and --level flags of the example programs: calls
+// pooled_gzip::Configure with them (an empty `backend` keeps the
+// configured one, a `level` of kDefaultLevel the backend's default), or
+// nothing if both are unset. INVALID_ARGUMENT for an unknown backend or a
+// level the backend does not have.
+absl::Status ConfigureFromFlags(const std::string& backend, int level);
+
+// "libdeflate level 6" or "zlib at its default level": what Configure
+// left in force.
+std::string CodecDescription();
+
 // A channel whose default algorithm is `algorithm`: stock gRPC, or created
 // through pooled_gzip::CreateChannel.
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
                                            grpc_compression_algorithm algorithm,
                                            int level = -1);
 
-// Deterministic text-like bytes (words and spaces), compressible roughly as
-// a log line or JSON document is; `seed` varies the content.
+// Deterministic random words and spaces, `seed` varying them:
+// payloads::Make(payloads::Kind::kWords, size, seed), under the name tests
+// have always called it by.
 std::string MakePayload(size_t size, uint32_t seed);
 
 struct LoadOptions {
@@ -38,6 +57,8 @@ struct LoadOptions {
   int count = 1000;
   // Asked of the server for its responses (EchoRequest.response_encoding).
   grpc_compression_algorithm response_algorithm = GRPC_COMPRESS_NONE;
+  // What the requests carry.
+  payloads::Kind payload = payloads::Kind::kWords;
 };
 
 struct LoadResult {

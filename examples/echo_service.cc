@@ -106,8 +106,9 @@ RunningServer StartEchoServer(const ServerOptions& options) {
   builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(),
                            &running.port);
   builder.RegisterService(running.service.get());
-  builder.SetMaxReceiveMessageSize(64 << 20);
-  builder.SetMaxSendMessageSize(64 << 20);
+  if (options.max_receive_message_bytes) {
+    builder.SetMaxReceiveMessageSize(*options.max_receive_message_bytes);
+  }
   builder.SetDefaultCompressionAlgorithm(options.default_algorithm);
   if (options.pooled) {
     builder.AddChannelArgument(kArgLevel, options.level);

@@ -6,6 +6,7 @@
 #include <grpcpp/server_builder.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "echo.grpc.pb.h"
@@ -33,6 +34,8 @@ struct ServerOptions {
   bool pooled = true;  // false: stock gRPC compression
   grpc_compression_algorithm default_algorithm = GRPC_COMPRESS_NONE;
   int level = -1;  // pooled mode only
+  // Largest request accepted; unset: gRPC's default, 4 MiB.
+  std::optional<int> max_receive_message_bytes;
 };
 
 // A running echo server and the port it got.

@@ -4,7 +4,9 @@
 // plain zlib, so the fuzzer finds wrong answers as well as memory errors:
 //
 //   input = 6 header bytes + the compressed message
-//   byte 0: bit 0 format (0 gzip, 1 zlib); bit 1 path (0 codec, 1 raw mode)
+//   byte 0: bit 0 format (0 gzip, 1 zlib); bit 1 path (0 codec, 1 raw mode);
+//           bits 2-7 mod 3 the backend that decodes (0 zlib, 1 libdeflate,
+//           2 ISA-L), so each backend's decoder is held to zlib's answers
 //   bytes 1-3: output limit, big-endian, modulo 1 MiB + 1
 //   byte 4: input piece size (0: one piece)
 //   byte 5: output chunk cap (see CappedSink)
@@ -19,8 +21,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codec/codec.h"
 #include "fuzz_support.h"
-#include "pooled_gzip/codec.h"
 #include "pooled_gzip/raw_mode.h"
 
 namespace pooled_gzip::fuzz {
@@ -33,7 +35,9 @@ struct Result {
   std::string output;
 };
 
-Result DecodeOnce(const Header& header, Format format, size_t limit) {
+// Raw mode decodes with the configured backend; so does the codec here.
+Result DecodeOnce(const Header& header, Format format, Backend backend,
+                  size_t limit) {
   const std::vector<absl::string_view> pieces =
       Pieces(header.rest(), header.byte(4));
   if ((header.byte(0) & 2) != 0) {
@@ -43,7 +47,7 @@ Result DecodeOnce(const Header& header, Format format, size_t limit) {
     return {static_cast<absl::StatusCode>(status.error_code()), out};
   }
   CappedSink sink(header.byte(5));
-  const absl::Status status = Decompress(pieces, format, limit, &sink);
+  const absl::Status status = Decompress(pieces, format, limit, &sink, backend);
   if (sink.given() > limit + 1) {
     Fail(absl::StrCat("sink was asked for ", sink.given(),
                       " bytes under a limit of ", limit));
@@ -105,14 +109,14 @@ std::string KnownGoodCompressed(Format format) {
   return out;
 }
 
-void ExpectKnownGoodStillDecodes(Format format) {
+void ExpectKnownGoodStillDecodes(Format format, Backend backend) {
   static const std::string* const kGzip =
       new std::string(KnownGoodCompressed(Format::kGzip));
   static const std::string* const kZlib =
       new std::string(KnownGoodCompressed(Format::kZlib));
   std::string out;
   const absl::Status status = DecompressToString(
-      format == Format::kGzip ? *kGzip : *kZlib, format, 1024, &out);
+      format == Format::kGzip ? *kGzip : *kZlib, format, 1024, &out, backend);
   if (!status.ok() || out != kKnownGood) {
     Fail("a pooled context was left unusable: " + status.ToString());
   }
@@ -128,17 +132,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!header.ok()) return 0;
   const Format format =
       (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
+  const Backend backend = BackendOf(header.byte(0) >> 2);
+  if (!internal::SetSettings({backend, kDefaultLevel}).ok()) {
+    Fail("SetSettings");
+  }
   const size_t limit = ((size_t{header.byte(1)} << 16) |
                         (size_t{header.byte(2)} << 8) | header.byte(3)) %
                        (kMaxLimit + 1);
   const Reference ref = ReferenceInflate(header.rest(), format, limit + 2);
-  const Result first = DecodeOnce(header, format, limit);
+  const Result first = DecodeOnce(header, format, backend, limit);
   Check(ref, limit, first);
   CheckErrorOutputIsEmpty(header, first);
-  const Result second = DecodeOnce(header, format, limit);
+  const Result second = DecodeOnce(header, format, backend, limit);
   if (second.code != first.code || second.output != first.output) {
     Fail("a second decode, on a pooled context, answered differently");
   }
-  ExpectKnownGoodStillDecodes(format);
+  ExpectKnownGoodStillDecodes(format, backend);
   return 0;
 }

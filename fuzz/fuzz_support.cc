@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "byte_buffer_access.h"
+#include "grpc/byte_buffer_access.h"
 
 namespace pooled_gzip::fuzz {
 
@@ -21,6 +21,12 @@ Header::Header(const uint8_t* data, size_t size, size_t header_bytes) {
   header_.assign(data, data + header_bytes);
   rest_ = absl::string_view(reinterpret_cast<const char*>(data) + header_bytes,
                             size - header_bytes);
+}
+
+Backend BackendOf(uint8_t bits) {
+  static constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
+                                          Backend::kIsal};
+  return kBackends[bits % 3];
 }
 
 std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size) {

@@ -13,7 +13,8 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "pooled_gzip/codec.h"
+#include "codec/codec.h"
+#include "pooled_gzip/options.h"
 
 namespace pooled_gzip::fuzz {
 
@@ -34,6 +35,10 @@ class Header {
   std::vector<uint8_t> header_;
   absl::string_view rest_;
 };
+
+// A header byte (or some of its bits) as a backend, mod 3: 0 zlib,
+// 1 libdeflate, 2 ISA-L.
+Backend BackendOf(uint8_t bits);
 
 // A header byte as a piece size: 0 keeps the input whole.
 std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size);

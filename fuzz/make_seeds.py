@@ -56,13 +56,25 @@ def gzip_with_header_fields(data):
     return head + body + struct.pack("<II", zlib.crc32(data), len(data))
 
 
-def decode_header(fmt, path, limit, piece=0, chunk=0):
-    return bytes([fmt | path]) + limit.to_bytes(3, "big") + bytes([piece, chunk])
+ZLIB_BACKEND, LIBDEFLATE, ISAL = 0, 1, 2
+BACKENDS = ((LIBDEFLATE, "libdeflate"), (ISAL, "isal"))
+MAX_LEVEL = {ZLIB_BACKEND: 9, LIBDEFLATE: 12, ISAL: 3}
 
 
-def roundtrip_header(fmt, level, path, piece=0, chunk=0):
-    return bytes([fmt | ((level + 1) << 1) | (0x20 if path == RAW else 0),
-                  piece, chunk])
+def decode_header(fmt, path, limit, piece=0, chunk=0, backend=ZLIB_BACKEND):
+    return bytes([fmt | path | (backend << 2)]) + limit.to_bytes(3, "big") + \
+        bytes([piece, chunk])
+
+
+def roundtrip_header(fmt, level, path, piece=0, chunk=0,
+                     backend=ZLIB_BACKEND):
+    return bytes([fmt | ((level + 1) << 1) | (0x20 if path == RAW else 0) |
+                  (backend << 6), piece, chunk])
+
+
+def with_backend(seed, backend, shift):
+    """The same seed decoded (or encoded) by another backend."""
+    return bytes([seed[0] | (backend << shift)]) + seed[1:]
 
 
 def decode_seeds():
@@ -107,6 +119,10 @@ def decode_seeds():
         gzip_with_header_fields(msg)
     seeds["zlib_dictionary"] = decode_header(ZLIB, CODEC, 1 << 20) + compress(
         msg, ZLIB, zdict=text(200, 9))
+    # Every seed again for the other backends' decoders.
+    for name, seed in list(seeds.items()):
+        for backend, bname in BACKENDS:
+            seeds[f"{name}_{bname}"] = with_backend(seed, backend, 2)
     return seeds
 
 
@@ -124,6 +140,17 @@ def roundtrip_seeds():
                 fmt, -1, RAW) + payload
         seeds[f"{name}_pieces_chunks"] = roundtrip_header(
             fmt, 6, CODEC, 5, 3) + payloads["text"]
+        for backend, bname in BACKENDS:
+            for level in sorted({-1, 0, 1, MAX_LEVEL[backend]}):
+                for pname, payload in payloads.items():
+                    seeds[f"{name}_{bname}_l{level}_{pname}"] = \
+                        roundtrip_header(fmt, level, CODEC,
+                                         backend=backend) + payload
+            for pname, payload in payloads.items():
+                seeds[f"{name}_{bname}_raw_{pname}"] = roundtrip_header(
+                    fmt, -1, RAW, backend=backend) + payload
+            seeds[f"{name}_{bname}_pieces_chunks"] = roundtrip_header(
+                fmt, -1, CODEC, 5, 3, backend) + payloads["text"]
     return seeds
 
 

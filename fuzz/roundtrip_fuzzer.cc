@@ -1,13 +1,16 @@
-// libFuzzer target: compress, then decompress, any bytes at any level in
-// either format, through the codec (input in pieces, output in capped chunks)
-// or through raw mode (EncodeBytes, then DecodeToString). Plain zlib must
-// read back exactly the input; so must the codec, with the input's size as
-// its limit, and one byte less must be refused. Compressing twice, the second
-// time on the pooled context of the first, must give the same bytes.
+// libFuzzer target: compress, then decompress, any bytes with any backend at
+// any of its levels in either format, through the codec (input in pieces,
+// output in capped chunks) or through raw mode (EncodeBytes, then
+// DecodeToString). Plain zlib must read back exactly the input; so must the
+// codec, with the input's size as its limit, and one byte less must be
+// refused; so must the other backends' decoders. Compressing twice, the
+// second time on the pooled context of the first, must give the same bytes.
 //
 //   input = 3 header bytes + the payload
-//   byte 0: bit 0 format (0 gzip, 1 zlib); bits 1-4 level (n % 11 - 1);
-//           bit 5 path (0 codec, 1 raw mode)
+//   byte 0: bit 0 format (0 gzip, 1 zlib); bits 1-4 level (n % (max + 2)
+//           - 1, max the backend's highest level); bit 5 path (0 codec,
+//           1 raw mode); bits 6-7 mod 3 the backend (0 zlib, 1 libdeflate,
+//           2 ISA-L)
 //   byte 1: input piece size (0: one piece)
 //   byte 2: output chunk cap (see CappedSink)
 
@@ -17,12 +20,27 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codec/codec.h"
+#include "codec/isal_backend.h"
+#include "codec/libdeflate_backend.h"
+#include "codec/zlib_backend.h"
 #include "fuzz_support.h"
-#include "pooled_gzip/codec.h"
 #include "pooled_gzip/raw_mode.h"
 
 namespace pooled_gzip::fuzz {
 namespace {
+
+int MaxLevel(Backend backend) {
+  switch (backend) {
+    case Backend::kZlib:
+      return internal::kZlibMaxLevel;
+    case Backend::kLibdeflate:
+      return internal::kLibdeflateMaxLevel;
+    case Backend::kIsal:
+      return internal::kIsalMaxLevel;
+  }
+  return 0;
+}
 
 std::string BufferBytes(const grpc::ByteBuffer& buffer) {
   std::vector<grpc::Slice> slices;
@@ -73,7 +91,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!header.ok()) return 0;
   CompressOptions options;
   options.format = (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
-  options.level = ((header.byte(0) >> 1) & 0xf) % 11 - 1;
+  options.backend = BackendOf(header.byte(0) >> 6);
+  options.level =
+      ((header.byte(0) >> 1) & 0xf) % (MaxLevel(options.backend) + 2) - 1;
+  // Raw mode compresses and decodes with the configured backend.
+  if (!internal::SetSettings({options.backend, kDefaultLevel}).ok()) {
+    Fail("SetSettings");
+  }
   const absl::string_view payload = header.rest();
 
   const std::string compressed = CompressOnce(header, options);
@@ -89,17 +113,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const std::vector<absl::string_view> pieces =
       Pieces(compressed, header.byte(1));
-  CappedSink exact(header.byte(2));
-  const absl::Status status =
-      Decompress(pieces, options.format, payload.size(), &exact);
-  if (!status.ok() || exact.out() != payload) {
-    Fail("Decompress(Compress(x)) != x: " + status.ToString());
-  }
-  if (!payload.empty()) {
-    CappedSink short_sink(header.byte(2));
-    if (Decompress(pieces, options.format, payload.size() - 1, &short_sink)
-            .code() != absl::StatusCode::kResourceExhausted) {
-      Fail("a limit one byte short was not RESOURCE_EXHAUSTED");
+  for (uint8_t reader = 0; reader < 3; ++reader) {
+    const Backend backend = BackendOf(reader);
+    CappedSink exact(header.byte(2));
+    const absl::Status status =
+        Decompress(pieces, options.format, payload.size(), &exact, backend);
+    if (!status.ok() || exact.out() != payload) {
+      Fail(absl::StrCat("Decompress(Compress(x)) != x reading with backend ",
+                        reader, ": ", status.ToString()));
+    }
+    if (!payload.empty() && backend == options.backend) {
+      CappedSink short_sink(header.byte(2));
+      if (Decompress(pieces, options.format, payload.size() - 1, &short_sink,
+                     backend)
+              .code() != absl::StatusCode::kResourceExhausted) {
+        Fail("a limit one byte short was not RESOURCE_EXHAUSTED");
+      }
     }
   }
   return 0;

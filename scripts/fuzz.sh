@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan + coverage) in
-# build-fuzz/ and runs each for a bounded time, starting from the committed
-# seed corpora in fuzz/corpus/. Any crash, sanitizer report or failed check
-# stops the run with a non-zero exit; the input that did it is saved in
-# build-fuzz/artifacts/.
+# Builds the libFuzzer targets with clang (ASan + UBSan + coverage; the
+# CMake preset fuzz) in build-fuzz/ and runs each for a bounded time,
+# starting from the committed seed corpora in fuzz/corpus/. Any crash,
+# sanitizer report or failed check stops the run with a non-zero exit; the
+# input that did it is saved in build-fuzz/artifacts/.
 #
 #   scripts/fuzz.sh                     # every target, 60 s each
 #   FUZZ_SECONDS=3600 scripts/fuzz.sh decode_fuzzer   # one target, longer
@@ -18,10 +18,23 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then targets=(decode_fuzzer roundtrip_fuzzer); fi
 
 start=$SECONDS
-CXX=${FUZZ_CXX:-clang++} cmake -S "$root" -B "$build_dir" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPOOLED_GZIP_BUILD_FUZZERS=ON \
-  -DPOOLED_GZIP_BUILD_TESTS=OFF -DPOOLED_GZIP_BUILD_EXAMPLES=OFF \
-  -DPOOLED_GZIP_BUILD_BENCHMARKS=OFF > /dev/null
+# The CMake preset fuzz; FUZZ_CXX replaces its clang++.
+compiler=()
+if [[ -n "${FUZZ_CXX:-}" ]]; then
+  compiler=(-DCMAKE_CXX_COMPILER="$FUZZ_CXX")
+fi
+# Configure output is kept in the build dir and shown when configure fails.
+configure_log=$build_dir/configure.log
+mkdir -p "$build_dir"
+if ! cmake -S "$root" --preset fuzz -B "$build_dir" "${compiler[@]}" \
+  > "$configure_log" 2>&1; then
+  tail -n 40 "$configure_log" >&2
+  echo "configure failed; full log: $configure_log" >&2
+  exit 1
+fi
+if grep -q '^CMake.* Warning' "$configure_log"; then
+  echo "configure warned; see $configure_log" >&2
+fi
 target_args=()
 for target in "${targets[@]}"; do target_args+=(--target "$target"); done
 cmake --build "$build_dir" -j "${JOBS:-2}" "${target_args[@]}" > /dev/null

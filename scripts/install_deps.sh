@@ -6,11 +6,14 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache git clang-format
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  libabsl-dev zlib1g-dev libgtest-dev libbenchmark-dev
+  libabsl-dev zlib1g-dev libdeflate-dev libisal-dev libgtest-dev
+  libbenchmark-dev prometheus-cpp-dev dpkg-dev file
 )
 if [[ "${1:-}" == "--with-test-tools" ]]; then
-  # Sanitizer and fuzzing runtimes, charts for the benchmark report.
-  packages+=(clang libclang-rt-14-dev gnuplot-nox)
+  # Sanitizer and fuzzing runtimes, charts for the benchmark report, the
+  # Prometheus text parser the metrics test checks scrapes with.
+  packages+=(clang libclang-rt-14-dev gnuplot-nox python3
+    python3-prometheus-client lintian)
 fi
 
 sudo=""

@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Builds the benchmarks if needed and runs the whole suite of issue 4: codec
-# micro-benchmarks and the end-to-end echo benchmark (none / stock gzip /
-# pooled gzip, interleaved in one process), then writes
-# results/benchmarks.md and results/benchmarks.png, raw JSON in results/raw/.
-# About 3 minutes on a 2-core machine, plus the build if there is none.
+# Builds the benchmarks if needed and runs the whole suite of issues 4 and 9:
+#   1. codec micro-benchmarks: stock zlib and the pooled codec of every
+#      backend at several levels, every payload kind, 1 B to 1 MiB;
+#   2. the recommended default backend and level, picked from (1) by the
+#      rule "wire bytes within 5% of stock zlib-6 on realistic payloads, and
+#      the fastest that does" (bench/report.py --recommend);
+#   3. the end-to-end echo benchmark, every client and server in a process
+#      of its own: none / stock gzip / pooled gzip with zlib-6, libdeflate,
+#      ISA-L-1, the library's default and the recommended one, per payload
+#      kind and size, interleaved, then server throughput under 32
+#      concurrent streams at 64 KiB;
+#   4. the small sizes again with glibc's trim threshold raised;
+# and writes results/benchmarks.md and results/benchmarks.png, raw JSON in
+# results/raw/. About 8 minutes on a 2-core machine, plus the build if there
+# is none.
 #
 #   scripts/run_benchmarks.sh [--quick]
 #
-# --quick: one repetition and short runs, to try the pipeline (figures are
-# then too noisy to quote). BUILD_DIR (default build-bench) and RESULTS_DIR
-# (default results) override where it builds and writes.
+# --quick: one repetition, short runs and fewer payload kinds, to try the
+# pipeline in about 2 minutes (figures are then too noisy to quote).
+# BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
+# where it builds and writes; JOBS the build's parallelism (default nproc).
 
 set -euo pipefail
 
@@ -18,19 +29,27 @@ build="${BUILD_DIR:-$repo/build-bench}"
 results="${RESULTS_DIR:-$repo/results}"
 raw="$results/raw"
 
-# Repetitions interleave the modes (e2e) and the benchmarks (codec, random
+# Repetitions interleave the setups (e2e) and the benchmarks (codec, random
 # order); more of them steady the medians on a shared machine.
 codec_reps=5
-e2e_reps=4
-budget_ms=250
-min_messages=5  # per thread and run: 1 MiB round trips take ~150 ms
-min_time=0.05
+codec_min_time=0.03
+codec_kinds=all
+e2e_reps=5
+budget_ms=150
+warmup_ms=30
+load_budget_ms=1000
+e2e_kinds=proto,json,source,text,words,random
+quick=()
 if [[ "${1:-}" == "--quick" ]]; then
   codec_reps=1
+  codec_min_time=0.005
+  codec_kinds=proto,json,source
   e2e_reps=1
-  budget_ms=60
-  min_messages=2
-  min_time=0.01
+  budget_ms=40
+  warmup_ms=10
+  load_budget_ms=300
+  e2e_kinds=proto,json,random
+  quick=(--quick)
 elif [[ $# -gt 0 ]]; then
   echo "usage: $0 [--quick]" >&2
   exit 2
@@ -42,32 +61,54 @@ start=$(date +%s)
 load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 log() { echo "== $* ($(($(date +%s) - start)) s)"; }
 
-# Release build of the two benchmark binaries only. A fresh build dir leaves
-# examples and tests off: the suite needs neither.
+# Release build of the two benchmark binaries only (the CMake preset bench).
+# A fresh build dir leaves examples and tests off: the suite needs neither.
+# One that exists (BUILD_DIR=build, say) keeps whether it builds them.
 log "building in $build"
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DPOOLED_GZIP_BUILD_BENCHMARKS=ON -DPOOLED_GZIP_BUILD_EXAMPLES=OFF \
-    -DPOOLED_GZIP_BUILD_TESTS=OFF >/dev/null
-else
-  cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release \
-    -DPOOLED_GZIP_BUILD_BENCHMARKS=ON >/dev/null
+keep=()
+if [[ -f "$build/CMakeCache.txt" ]]; then
+  for option in POOLED_GZIP_BUILD_EXAMPLES POOLED_GZIP_BUILD_TESTS; do
+    value="$(sed -n "s/^$option:BOOL=//p" "$build/CMakeCache.txt")"
+    if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
+  done
 fi
-cmake --build "$build" --target codec_bench e2e_bench -j "$(nproc)" >/dev/null
+# Configure output is kept in the build dir and shown when configure fails.
+configure_log="$build/configure.log"
+mkdir -p "$build"
+if ! cmake -S "$repo" --preset bench -B "$build" "${keep[@]}" \
+  >"$configure_log" 2>&1; then
+  tail -n 40 "$configure_log" >&2
+  echo "configure failed; full log: $configure_log" >&2
+  exit 1
+fi
+if grep -q '^CMake.* Warning' "$configure_log"; then
+  echo "configure warned; see $configure_log" >&2
+fi
+cmake --build "$build" --target codec_bench e2e_bench \
+  -j "${JOBS:-$(nproc)}" >/dev/null
 
 mkdir -p "$raw"
-rm -f "$raw"/codec_bench_*.json
+rm -f "$raw"/codec_bench_*.json "$raw"/codec_bench_*.log
 
 # Codec: one process per size. What the heap held before changes whether
 # glibc trims (and so stock's time for small messages); a process per size
 # keeps large payloads from changing the heap that small ones see.
 codec_json=()
-repeated=$([[ $codec_reps -gt 1 ]] && echo true || echo false)
-for size in 1 1024 8192 65536 1048576; do
+for size in 1 1024 65536 1048576; do
   log "codec_bench, ${size}-byte messages"
   out="$raw/codec_bench_$size.json"
-  "$build/bench/codec_bench" --benchmark_filter="/$size/" \
-    --benchmark_min_time="$min_time" --benchmark_repetitions="$codec_reps" \
+  kinds="$codec_kinds"
+  reps=$codec_reps
+  # One byte is one byte whatever the payload: what it shows is the cost of
+  # a message itself (stock's fresh zlib state). And 1 MiB ops are long
+  # enough to be steady with fewer repetitions, which saves a minute.
+  if [[ $size == 1 ]]; then kinds=proto; fi
+  if [[ $size == 1048576 && $reps -gt 3 ]]; then reps=3; fi
+  repeated=$([[ $reps -gt 1 ]] && echo true || echo false)
+  "$build/bench/codec_bench" --payloads="$kinds" \
+    --benchmark_filter="/$size/" \
+    --benchmark_min_time="$codec_min_time" \
+    --benchmark_repetitions="$reps" \
     --benchmark_enable_random_interleaving="$repeated" \
     --benchmark_report_aggregates_only="$repeated" \
     --benchmark_out="$out" --benchmark_out_format=json \
@@ -75,22 +116,38 @@ for size in 1 1024 8192 65536 1048576; do
   codec_json+=("$out")
 done
 
-log "e2e_bench, glibc malloc defaults"
-"$build/bench/e2e_bench" --reps="$e2e_reps" --budget_ms="$budget_ms" \
-  --min_messages="$min_messages" --out="$raw/e2e_bench.json" | tee "$raw/e2e_bench.log"
+# The default the codec figures recommend runs end to end too, next to the
+# library's own default ("default"; the run drops whichever repeats another).
+recommended="$(python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
+  --recommend || true)"
+log "recommended default: ${recommended:-none qualifies}"
+setups="none,stock,zlib-6,libdeflate,isal-1,default${recommended:+,$recommended}"
 
-# A common malloc tuning for servers, to show what pooling saves
-# beyond it. Small sizes only: that is where trimming matters.
+log "e2e_bench, glibc malloc defaults"
+"$build/bench/e2e_bench" --kinds="$e2e_kinds" --setups="$setups" \
+  --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
+  --load_budget_ms="$load_budget_ms" --out="$raw/e2e_bench.json" \
+  | tee "$raw/e2e_bench.log"
+
+# A common malloc tuning for servers, to show what pooling saves beyond it.
+# Small sizes only: that is where trimming matters.
 log "e2e_bench, trim threshold raised"
 MALLOC_TRIM_THRESHOLD_=1073741824 "$build/bench/e2e_bench" \
-  --sizes=1,1024 --threads=1 --reps="$e2e_reps" --budget_ms="$budget_ms" \
-  --min_messages="$min_messages" \
-  --label="trim threshold raised" --out="$raw/e2e_bench_trim_raised.json" \
+  --sizes=1,1024 --kinds=proto \
+  --setups="none,stock,default,isal-1${recommended:+,$recommended}" \
+  --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
+  --load_threads=0 --label="trim threshold raised" \
+  --out="$raw/e2e_bench_trim_raised.json" \
   | tee "$raw/e2e_bench_trim_raised.log"
 
 log "writing $results/benchmarks.md"
+versions="libdeflate $(pkg-config --modversion libdeflate 2>/dev/null || echo '?'),"
+versions+=" ISA-L $(pkg-config --modversion libisal 2>/dev/null || echo '?')"
 python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
   --e2e "$raw/e2e_bench.json" --e2e-tuned "$raw/e2e_bench_trim_raised.json" \
   --md "$results/benchmarks.md" --png "$results/benchmarks.png" \
-  --runtime-seconds "$(($(date +%s) - start))" --load-at-start "$load_at_start"
+  --runtime-seconds "$(($(date +%s) - start))" \
+  --load-at-start "$load_at_start" \
+  --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)" \
+  --backend-versions "$versions" "${quick[@]}"
 log "done: $results/benchmarks.md, $results/benchmarks.png"

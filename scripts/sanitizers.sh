@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the unit, e2e and reliability tests with clang under
 # AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included) in
-# build-asan/, and under ThreadSanitizer in build-tsan/, then runs them.
-# Any sanitizer report fails the test that triggered it.
+# build-asan/, and under ThreadSanitizer in build-tsan/ (the CMake presets
+# asan and tsan), then runs them. Any sanitizer report fails the test that
+# triggered it. SANITIZER_CXX replaces clang++.
 #
 #   scripts/sanitizers.sh            # both
 #   scripts/sanitizers.sh asan       # or just one: asan | tsan
@@ -16,18 +17,17 @@
 # two test helpers, each with the reason; none matches the library's code.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"  # where the presets are read from
 stages=("$@")
 if ((${#stages[@]} == 0)); then stages=(asan tsan); fi
 
 for stage in "${stages[@]}"; do
   case "$stage" in
     asan)
-      flags="-fsanitize=address,undefined -fno-sanitize-recover=all"
       export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
       export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
       ;;
     tsan)
-      flags="-fsanitize=thread"
       export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$root/test/reliability/tsan.supp"
       ;;
     *)
@@ -35,20 +35,29 @@ for stage in "${stages[@]}"; do
       exit 2
       ;;
   esac
+  # The CMake presets of the stage's name hold the build dir and flags, and
+  # which tests run with what timeout.
   build_dir=$root/build-$stage
   start=$SECONDS
   echo "== $stage: building in $build_dir"
-  CXX=${SANITIZER_CXX:-clang++} cmake -S "$root" -B "$build_dir" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" \
-    -DCMAKE_EXE_LINKER_FLAGS="$flags" \
-    -DPOOLED_GZIP_BUILD_BENCHMARKS=OFF -DPOOLED_GZIP_BUILD_EXAMPLES=OFF \
-    -DPOOLED_GZIP_BUILD_INTEROP=OFF > /dev/null
+  compiler=()
+  if [[ -n "${SANITIZER_CXX:-}" ]]; then
+    compiler=(-DCMAKE_CXX_COMPILER="$SANITIZER_CXX")
+  fi
+  # Configure output is kept in the build dir and shown when configure fails.
+  configure_log=$build_dir/configure.log
+  mkdir -p "$build_dir"
+  if ! cmake --preset "$stage" "${compiler[@]}" > "$configure_log" 2>&1; then
+    tail -n 40 "$configure_log" >&2
+    echo "configure failed; full log: $configure_log" >&2
+    exit 1
+  fi
+  if grep -q '^CMake.* Warning' "$configure_log"; then
+    echo "configure warned; see $configure_log" >&2
+  fi
   # Every test binary, so that a new one cannot be left out of this stage.
-  cmake --build "$build_dir" -j "${JOBS:-2}" > /dev/null
+  cmake --build --preset "$stage" -j "${JOBS:-2}" > /dev/null
   echo "== $stage: built in $((SECONDS - start)) s; running tests"
-  (cd "$build_dir" &&
-    ctest -L '^(unit|e2e|reliability)$' -j "${JOBS:-2}" --output-on-failure \
-      --timeout 900)
+  ctest --preset "$stage" -j "${JOBS:-2}"
   echo "== $stage: PASSED in $((SECONDS - start)) s"
 done

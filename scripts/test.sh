@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The test command: installs everything the tests need (Debian packages and
 # the interop peers), builds, runs every CTest test (unit, e2e, package,
-# interop, reliability, bench smoke, style), then the reliability stages:
-# the unit, e2e and reliability tests again under ASan+UBSan (LeakSanitizer
-# included) and under TSan, each in its own clang build folder, and each
-# libFuzzer target for 60 s from the committed seeds.
+# interop, reliability, metrics, bench smoke, style), then the reliability
+# stages: the unit, e2e and reliability tests again under ASan+UBSan
+# (LeakSanitizer included) and under TSan, each in its own clang build
+# folder, and each libFuzzer target for 60 s from the committed seeds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}

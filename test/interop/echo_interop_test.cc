@@ -8,10 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <regex>
 #include <string>
 #include <tuple>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "child_process.h"
 #include "echo_client_lib.h"
 #include "echo_wire_checks.h"
 #include "peer_payload.h"
@@ -55,8 +59,14 @@ class EchoInteropTest : public testing::TestWithParam<Param> {};
 
 TEST_P(EchoInteropTest, EchoesAndCompressesAsExpectedOnTheWire) {
   const auto& [peer, role, algorithm] = GetParam();
-  const Sending pooled =
-      algorithm == "none" ? Sending::kNothing : Sending::kEveryMessage;
+  // The pooled programs inherit this test's environment: on the core codec
+  // they follow core's rule; with it off, the interceptor flags everything.
+  const char* core_codec = std::getenv("POOLED_GZIP_CORE_CODEC");
+  const bool on_core_codec =
+      core_codec == nullptr || std::string(core_codec) != "0";
+  const Sending pooled = algorithm == "none" ? Sending::kNothing
+                         : on_core_codec     ? Sending::kCoreRule
+                                             : Sending::kEveryMessage;
   EchoExpectation expectation;
   expectation.algorithm = algorithm;
   expectation.rpcs = EchoRpcs();
@@ -100,6 +110,62 @@ TEST_P(EchoInteropTest, EchoesAndCompressesAsExpectedOnTheWire) {
     std::cout << "  wire: " << line << "\n";
   }
   for (const std::string& failure : report.failures) ADD_FAILURE() << failure;
+}
+
+struct Recycling {
+  uint64_t created = 0;
+  uint64_t reused = 0;
+};
+
+// "writers{created=2 reused=998 ...}" from a pool line the examples print.
+Recycling Parse(const std::string& output, const std::string& pool) {
+  std::smatch match;
+  const std::regex pattern(pool + R"(\{created=(\d+) reused=(\d+))");
+  Recycling recycling;
+  if (std::regex_search(output, match, pattern)) {
+    EXPECT_TRUE(absl::SimpleAtoi(match[1].str(), &recycling.created));
+    EXPECT_TRUE(absl::SimpleAtoi(match[2].str(), &recycling.reused));
+  } else {
+    ADD_FAILURE() << "no " << pool << " stats in:\n" << output;
+  }
+  return recycling;
+}
+
+// Typed methods, client and server in their own processes, both on the core
+// codec: every request and response is written and read by recycled
+// contexts, on both sides.
+TEST(PooledPair, BothProcessesRecycleWritersAndReaders) {
+  const char* core_codec = std::getenv("POOLED_GZIP_CORE_CODEC");
+  if (core_codec != nullptr && std::string(core_codec) == "0") {
+    GTEST_SKIP() << "received messages are pooled on the core codec only";
+  }
+  constexpr int kMessages = 2000;
+  absl::StatusOr<std::unique_ptr<ChildProcess>> server =
+      ChildProcess::Start(PooledEchoServer("gzip"));
+  ASSERT_TRUE(server.ok()) << server.status();
+  absl::StatusOr<int> port = (*server)->WaitForListeningPort(absl::Seconds(30));
+  ASSERT_TRUE(port.ok()) << port.status();
+  absl::StatusOr<std::unique_ptr<ChildProcess>> client =
+      ChildProcess::Start(PooledEchoLoad(absl::StrCat("127.0.0.1:", *port),
+                                         "gzip", "bidi", 1024, kMessages));
+  ASSERT_TRUE(client.ok()) << client.status();
+  absl::StatusOr<int> exit_code = (*client)->WaitForExit(absl::Seconds(120));
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  ASSERT_EQ(*exit_code, 0) << (*client)->output();
+  (*server)->Terminate();
+
+  for (const std::string* output :
+       {&(*client)->output(), &(*server)->output()}) {
+    EXPECT_NE(output->find("core codec active"), std::string::npos) << *output;
+    for (const char* pool : {"writers", "readers"}) {
+      const Recycling recycling = Parse(*output, pool);
+      // Each message is one checkout; a handful of contexts serve them all.
+      EXPECT_GE(recycling.reused + recycling.created, uint64_t{kMessages})
+          << pool << " in:\n"
+          << *output;
+      EXPECT_LE(recycling.created, 8u) << pool << " in:\n" << *output;
+    }
+  }
 }
 
 std::string ParamName(const testing::TestParamInfo<Param>& info) {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "byte_buffer_access.h"
+#include "grpc/byte_buffer_access.h"
 
 namespace pooled_gzip::reliability {
 namespace {

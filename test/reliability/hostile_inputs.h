@@ -11,7 +11,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "pooled_gzip/codec.h"
+#include "codec/codec.h"
 
 namespace pooled_gzip::reliability {
 

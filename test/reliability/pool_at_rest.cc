@@ -3,7 +3,7 @@
 #include <chrono>
 #include <thread>
 
-#include "pooled_gzip/codec.h"
+#include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip::reliability {
 

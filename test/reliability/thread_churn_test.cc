@@ -14,8 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "codec/codec.h"
 #include "hostile_inputs.h"
-#include "pooled_gzip/codec.h"
+#include "pooled_gzip/pool_stats.h"
 #include "process_memory.h"
 
 namespace pooled_gzip::reliability {

@@ -1,7 +1,7 @@
 // Layer 3's decision, without a network: what the plugin reads from channel
 // arguments, and which calls it compresses given their initial metadata.
 
-#include "call_config.h"
+#include "grpc/call_config.h"
 
 #include <grpc/compression.h>
 #include <grpcpp/support/channel_arguments.h>
@@ -10,7 +10,10 @@
 #include <map>
 #include <string>
 
+#include "codec/codec.h"
+#include "grpc/core_codec.h"
 #include "pooled_gzip/channel_args.h"
+#include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip::internal {
 namespace {
@@ -36,7 +39,9 @@ TEST(ReadChannelConfig, DefaultsMatchCore) {
   EXPECT_TRUE(config.per_message_compression);
   EXPECT_FALSE(config.default_level_set);
   EXPECT_TRUE(config.enabled);
-  EXPECT_EQ(config.level, kDefaultLevel);
+  EXPECT_FALSE(config.level.has_value());
+  EXPECT_FALSE(config.max_send_message_length.has_value());
+  EXPECT_FALSE(config.max_receive_message_length.has_value());
   EXPECT_FALSE(config.max_idle_per_thread.has_value());
   EXPECT_FALSE(config.max_pooled_bytes.has_value());
 }
@@ -67,22 +72,55 @@ TEST(ReadChannelConfig, ReadsGrpcAndPluginKeys) {
 
 TEST(ReadChannelConfig, IgnoresMalformedPluginValues) {
   grpc::ChannelArguments args;
-  args.SetInt(kArgLevel, 10);
+  args.SetString(kArgLevel, "fast");
   args.SetInt(kArgEnabled, 2);
   args.SetString(kArgMaxPooledBytes, "lots");
   args.SetInt(kArgMaxIdlePerThread, -1);
   const ChannelConfig config = Read(args);
-  EXPECT_EQ(config.level, kDefaultLevel);
+  EXPECT_FALSE(config.level.has_value());
   EXPECT_TRUE(config.enabled);
   EXPECT_FALSE(config.max_pooled_bytes.has_value());
   EXPECT_FALSE(config.max_idle_per_thread.has_value());
 }
 
-TEST(ApplyPoolCaps, ChangesOnlyTheCapsGiven) {
+TEST(ReadChannelConfig, MinimalStackHasNoCompressionFilter) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_MINIMAL_STACK, 1);
+  EXPECT_FALSE(Read(args).per_message_compression);
+  // The filter's own key wins, as in core's http_filters_plugin.cc.
+  args.SetInt(GRPC_ARG_ENABLE_PER_MESSAGE_COMPRESSION, 1);
+  EXPECT_TRUE(Read(args).per_message_compression);
+}
+
+TEST(ReadChannelConfig, SizeLimits) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(4096);
+  args.SetMaxReceiveMessageSize(-1);
+  const ChannelConfig config = Read(args);
+  EXPECT_EQ(config.max_send_message_length, 4096);
+  EXPECT_EQ(config.max_receive_message_length, -1);
+  EXPECT_TRUE(WithinSendLimit(config, 4096));
+  EXPECT_FALSE(WithinSendLimit(config, 4097));
+  EXPECT_TRUE(WithinSendLimit(ChannelConfig{}, size_t{1} << 40));
+}
+
+TEST(ApplyProcessWideArgs, LevelIsProcessWide) {
+  const CodecSettings original = CurrentSettings();
+  ChannelConfig config;
+  config.level = 2;
+  ApplyProcessWideArgs(config);
+  EXPECT_EQ(CurrentSettings().level, 2);
+  config.level = 42;  // not a zlib level: logged, ignored
+  ApplyProcessWideArgs(config);
+  EXPECT_EQ(CurrentSettings().level, 2);
+  ASSERT_TRUE(SetSettings(original).ok());
+}
+
+TEST(ApplyProcessWideArgs, ChangesOnlyTheCapsGiven) {
   const PoolLimits original = GetPoolLimits();
   ChannelConfig config;
   config.max_pooled_bytes = 12345;
-  ApplyPoolCaps(config);
+  ApplyProcessWideArgs(config);
   EXPECT_EQ(GetPoolLimits().max_pooled_bytes, 12345u);
   EXPECT_EQ(GetPoolLimits().max_idle_per_thread_per_key,
             original.max_idle_per_thread_per_key);

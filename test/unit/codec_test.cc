@@ -1,7 +1,7 @@
 // Layer 2: the codec, checked against plain zlib in both directions, plus its
 // errors, its output limit and its use of the process-wide pool.
 
-#include "pooled_gzip/codec.h"
+#include "codec/codec.h"
 
 #include <zlib.h>
 
@@ -17,9 +17,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "codec/zlib_backend.h"
 #include "gtest/gtest.h"
 #include "pooled_gzip/pool_stats.h"
-#include "zlib_context.h"
 
 namespace pooled_gzip {
 // Found by ADL for the parameterised tests' names.
@@ -766,8 +766,8 @@ TEST(CodecMiscTest, PresetDictionaryIsDataLoss) {
 TEST(CodecMiscTest, FormatNames) {
   EXPECT_EQ(FormatName(Format::kGzip), "gzip");
   EXPECT_EQ(FormatName(Format::kZlib), "deflate");
-  EXPECT_EQ(internal::WindowBits(Format::kGzip), 31);
-  EXPECT_EQ(internal::WindowBits(Format::kZlib), 15);
+  EXPECT_EQ(internal::ZlibWindowBits(Format::kGzip), 31);
+  EXPECT_EQ(internal::ZlibWindowBits(Format::kZlib), 15);
 }
 
 TEST(CodecMiscTest, PoolLimitsRoundTrip) {

@@ -1,6 +1,6 @@
 // Layer 1: ThreadLocalPool with a fake, counting policy. No zlib here.
 
-#include "pooled_gzip/context_pool.h"
+#include "pool/context_pool.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "pooled_gzip/pool_stats.h"
 
-namespace pooled_gzip {
+namespace pooled_gzip::internal {
 namespace {
 
 constexpr size_t kContextBytes = 100;
@@ -68,7 +68,7 @@ PoolLimits Limits(size_t max_idle_per_thread_per_key, size_t max_pooled_bytes) {
 }
 
 // The identities pool_stats.h promises for a pool at rest.
-void ExpectConsistent(const PoolStats& stats) {
+void ExpectConsistent(const PoolCounters& stats) {
   EXPECT_EQ(stats.live, stats.created - stats.destroyed);
   EXPECT_GE(stats.destroyed, stats.discarded + stats.rejected_by_caps);
   EXPECT_LE(stats.pooled, stats.live);
@@ -131,7 +131,7 @@ TEST(ContextPoolTest, ReusesContextOnSameThread) {
     EXPECT_EQ(handle.get(), first) << "round " << i;
     EXPECT_EQ(handle->key, 7);
   }
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 1u);
   EXPECT_EQ(stats.reused, kRounds - 1u);
   EXPECT_EQ(stats.destroyed, 0u);
@@ -165,7 +165,7 @@ TEST(ContextPoolTest, CapsIdleContextsPerThreadPerKey) {
     FakePool::Handle c = pool.Acquire(1);
     ASSERT_NE(c, nullptr);
   }
-  PoolStats stats = pool.Stats();
+  PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 3u);
   EXPECT_EQ(stats.rejected_by_caps, 1u);
   EXPECT_EQ(stats.destroyed, 1u);
@@ -194,7 +194,7 @@ TEST(ContextPoolTest, CapIsPerThread) {
     EXPECT_EQ(pool.Stats().reused, 0u);
   });
   other.join();
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.rejected_by_caps, 0u);
   // Main's context in its list, the other thread's in the reserve.
   EXPECT_EQ(stats.pooled, 2u);
@@ -210,7 +210,7 @@ TEST(ContextPoolTest, CapsPooledBytesProcessWide) {
     FakePool::Handle b = pool.Acquire(2);
     FakePool::Handle c = pool.Acquire(3);
   }
-  PoolStats stats = pool.Stats();
+  PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 3u);
   EXPECT_EQ(stats.pooled, 2u);
   EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
@@ -231,7 +231,7 @@ TEST(ContextPoolTest, ContextThatGrewPastByteCapIsNotPooled) {
     FakePool::Handle handle = pool.Acquire(1);
     handle->bytes = 1001;  // e.g. a zlib window allocated on first use
   }
-  PoolStats stats = pool.Stats();
+  PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.pooled, 0u);
   EXPECT_EQ(stats.pooled_bytes, 0u);
   EXPECT_EQ(stats.rejected_by_caps, 1u);
@@ -264,7 +264,7 @@ TEST(ContextPoolTest, DifferentKeysNeverShare) {
     }
   }
   EXPECT_EQ(seen.size(), 4u);
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 4u);
   EXPECT_EQ(stats.reused, 8u);
   EXPECT_EQ(stats.pooled, 4u);
@@ -293,7 +293,7 @@ TEST(ContextPoolTest, FailedResetDestroysContext) {
     serial = handle->serial;
     handle->reset_fails = true;
   }
-  PoolStats stats = pool.Stats();
+  PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.discarded, 1u);
   EXPECT_EQ(stats.destroyed, 1u);
   EXPECT_EQ(stats.rejected_by_caps, 0u);
@@ -317,7 +317,7 @@ TEST(ContextPoolTest, DiscardDestroysAndNeverReuses) {
   EXPECT_EQ(handle, nullptr);
   EXPECT_EQ(live_fake_contexts.load(), live_before);
 
-  PoolStats stats = pool.Stats();
+  PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.discarded, 1u);
   EXPECT_EQ(stats.destroyed, 1u);
   EXPECT_EQ(stats.pooled, 0u);
@@ -334,7 +334,7 @@ TEST(ContextPoolTest, DiscardingNullHandleDoesNothing) {
   FakePool pool;
   pool.Discard(FakePool::Handle());
   pool.Discard(pool.Acquire(kUncreatableKey));
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.discarded, 0u);
   EXPECT_EQ(stats.destroyed, 0u);
 }
@@ -346,7 +346,7 @@ TEST(ContextPoolTest, CreateFailureGivesNullHandle) {
     FakePool::Handle handle = pool.Acquire(kUncreatableKey);
     EXPECT_EQ(handle, nullptr);
   }  // dropping a null handle returns nothing
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 0u);
   EXPECT_EQ(stats.reused, 0u);
   EXPECT_EQ(stats.destroyed, 0u);
@@ -369,7 +369,7 @@ TEST(ContextPoolTest, ThreadExitParksIdleContextsForOtherThreads) {
       EXPECT_EQ(pool.Stats().in_reserve, 0u);
     });
     worker.join();
-    PoolStats stats = pool.Stats();
+    PoolCounters stats = pool.Stats();
     EXPECT_EQ(stats.created, 2u);
     EXPECT_EQ(stats.pooled, 2u);
     EXPECT_EQ(stats.in_reserve, 2u);
@@ -398,7 +398,7 @@ TEST(ContextPoolTest, ThreadChurnReusesContexts) {
     std::thread short_lived([&pool] { FakePool::Handle h = pool.Acquire(1); });
     short_lived.join();
   }
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 1u);
   EXPECT_EQ(stats.reused, 49u);
   EXPECT_EQ(stats.in_reserve, 1u);
@@ -433,7 +433,7 @@ TEST(ContextPoolTest, ManyThreadsStayWithinByteCap) {
                         handles.back()->key == key);
           }
         }
-        const PoolStats stats = pool.Stats();
+        const PoolCounters stats = pool.Stats();
         uint64_t seen = max_seen_bytes.load();
         while (
             stats.pooled_bytes > seen &&
@@ -450,7 +450,7 @@ TEST(ContextPoolTest, ManyThreadsStayWithinByteCap) {
   }
   done.WaitFor(kThreads);
 
-  PoolStats stats = pool.Stats();
+  PoolCounters stats = pool.Stats();
   EXPECT_LE(max_seen_bytes.load(), kByteCap);
   EXPECT_LE(max_seen_pooled.load(), kByteCap / kContextBytes);
   EXPECT_GT(max_seen_bytes.load(), 0u);
@@ -470,7 +470,7 @@ TEST(ContextPoolTest, ManyThreadsStayWithinByteCap) {
   exit.Open();
   for (std::thread& thread : threads) thread.join();
   // Every idle context moved to the reserve; none was freed or lost.
-  const PoolStats after_exit = pool.Stats();
+  const PoolCounters after_exit = pool.Stats();
   EXPECT_EQ(after_exit.in_reserve, stats.pooled);
   EXPECT_EQ(after_exit.pooled, stats.pooled);
   EXPECT_EQ(after_exit.pooled_bytes, stats.pooled_bytes);
@@ -568,7 +568,7 @@ TEST(ContextPoolTest, StatsIdentitiesHold) {
     pool.Discard(std::move(d));  // discarded
   }
   FakePool::Handle in_use = pool.Acquire(1);  // reused
-  const PoolStats stats = pool.Stats();
+  const PoolCounters stats = pool.Stats();
   EXPECT_EQ(stats.created, 4u);
   EXPECT_EQ(stats.reused, 1u);
   EXPECT_EQ(stats.discarded, 2u);
@@ -579,7 +579,9 @@ TEST(ContextPoolTest, StatsIdentitiesHold) {
   ExpectConsistent(stats);
   EXPECT_EQ(stats.destroyed, stats.discarded + stats.rejected_by_caps);
 
-  const std::string line = ToString(stats);
+  PoolStats totals;
+  static_cast<PoolCounters&>(totals) = stats;
+  const std::string line = ToString(totals);
   EXPECT_NE(line.find("created=4"), std::string::npos) << line;
   EXPECT_NE(line.find("reused=1"), std::string::npos) << line;
   EXPECT_NE(line.find("discarded=2"), std::string::npos) << line;
@@ -624,4 +626,4 @@ TEST(ContextPoolTest, SetLimitsAppliesToLaterReleases) {
 }
 
 }  // namespace
-}  // namespace pooled_gzip
+}  // namespace pooled_gzip::internal

@@ -12,13 +12,17 @@
 
 namespace pooled_gzip {
 
-// Integer 0 or 1, default 1. 0 leaves every message to gRPC core's own
-// compressor on this channel or server, as if the plugin were not installed.
+// Integer 0 or 1, default 1. 0 sets this channel or server up as if the
+// plugin were not there: no core codec is installed for it and no
+// interceptor added. Once another channel or server installed the core
+// codec, it serves this one too (process-wide, at core's own level unless
+// configured otherwise).
 inline constexpr char kArgEnabled[] = "pooled_gzip.enabled";
 
-// Integer -1..9, default -1 (zlib's default, 6, which is also what core
-// uses). The zlib level of messages the plugin compresses. Core has no such
-// knob: its level is fixed.
+// Integer. Process-wide, like the pool caps below: the same as
+// pooled_gzip::Configure with this level (of the configured backend; -1 is
+// its default, zlib's 6, which is also what core uses). The core codec has
+// no per-channel context, so a level cannot be per channel.
 inline constexpr char kArgLevel[] = "pooled_gzip.level";
 
 // Integer >= 0. Process-wide: the pool is shared by every channel and server

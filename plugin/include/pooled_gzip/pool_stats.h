@@ -1,20 +1,22 @@
-// Counters of a context pool, read with pooled_gzip::GetPoolStats().
+// What the context pools hold and have done, read with GetPoolStats(), and
+// the caps that bound them.
 
 #ifndef POOLED_GZIP_POOL_STATS_H_
 #define POOLED_GZIP_POOL_STATS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pooled_gzip {
 
-// A snapshot of monotonic counters and current levels. Counters are read one
-// by one without a lock, so a snapshot taken while other threads work may be
-// off by the operations in flight; at rest the identities hold:
+// Counters of one pool. Read one by one without a lock, so a snapshot taken
+// while other threads work may be off by the operations in flight; at rest:
 //   live == created - destroyed
 //   destroyed == discarded + rejected_by_caps + (idle contexts freed at
 //                pool teardown)
-struct PoolStats {
+struct PoolCounters {
   uint64_t created = 0;           // new contexts: pool misses
   uint64_t reused = 0;            // checkouts served from a free list: hits
   uint64_t destroyed = 0;         // contexts freed for any reason
@@ -29,8 +31,50 @@ struct PoolStats {
   uint64_t misses() const { return created; }
 };
 
-// One line, for logs: "created=3 reused=997 destroyed=1 ...".
+// The members inherited from PoolCounters are the totals of both pools.
+struct PoolStats : PoolCounters {
+  PoolCounters writers;  // compressing contexts
+  PoolCounters readers;  // decompressing contexts
+  // Messages refused because they inflated past a size limit (the core
+  // codec's cap, or raw mode's max_message_bytes).
+  uint64_t size_limit_refusals = 0;
+};
+
+PoolStats GetPoolStats();
+
+// One line, for logs: "created=3 reused=997 ... writers{...} readers{...}".
 std::string ToString(const PoolStats& stats);
+
+// Messages through the codec on every path (core codec, interceptor, raw
+// mode), one row per direction, algorithm and backend that saw traffic.
+struct TrafficStats {
+  bool compressing = true;  // false: decompressing
+  std::string algorithm;    // "gzip" or "deflate"
+  std::string backend;      // "zlib", "libdeflate" or "isal"
+  uint64_t messages = 0;    // completed: sent compressed, or inflated
+  uint64_t bytes_in = 0;    // of those messages: what the codec was given
+  uint64_t bytes_out = 0;   // and what it produced
+  // Compressing: messages sent plain because compressing did not make them
+  // smaller (core's rule). Decompressing: corrupt or truncated input.
+  uint64_t declined_or_failed = 0;
+  // Decompressing: messages refused for inflating past a size limit.
+  uint64_t refused = 0;
+};
+
+std::vector<TrafficStats> GetTrafficStats();
+
+struct PoolLimits {
+  // Idle contexts one thread keeps per kind of context. A thread compresses
+  // one message at a time, so 2 leaves room for a nested use.
+  size_t max_idle_per_thread_per_key = 2;
+  // Heap held by idle contexts across all threads and both pools.
+  size_t max_pooled_bytes = size_t{64} << 20;
+};
+
+// Process-wide, shared by every channel and server. New caps apply to
+// contexts returned from then on.
+PoolLimits GetPoolLimits();
+void SetPoolLimits(const PoolLimits& limits);
 
 }  // namespace pooled_gzip
 

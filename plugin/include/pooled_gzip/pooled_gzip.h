@@ -1,13 +1,5 @@
 // pooled-gzip: gzip and deflate message compression for gRPC C++ from
-// recycled zlib contexts.
-//
-// gRPC core compresses each message with a brand-new zlib stream, allocating
-// and freeing about 256 KiB of state per message. With the plugin installed,
-// messages of calls whose algorithm is gzip or deflate are compressed before
-// they reach core, from a thread-local pool of zlib writers, and handed over
-// marked as already compressed. The wire format is standard: grpc-encoding
-// gzip (or deflate) and the per-message compressed flag, which every gRPC
-// implementation reads.
+// recycled writer and reader contexts.
 //
 //   Server:  grpc::ServerBuilder builder;
 //            builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
@@ -16,28 +8,12 @@
 //            args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
 //            auto channel = pooled_gzip::CreateChannel(target, creds, args);
 //
-// Which calls compress is decided exactly as without the plugin: the channel
-// or server default algorithm, or set_compression_algorithm on the call's
-// ClientContext or ServerContext. The plugin steps aside, leaving the message
-// to core, whenever it cannot be certain of the call's algorithm:
-//  - on the server, when a compression *level* is set (per call, or the
-//    server default), because core then picks the algorithm per call from the
-//    client's grpc-accept-encoding, which applications cannot see;
-//  - when the algorithm is disabled on the channel or server, or
-//    per-message compression is turned off ("grpc.per_message_compression");
-//  - on in-process channels, which have no compression at all;
-//  - for algorithms other than gzip and deflate.
-// Received messages are still inflated by core (no public hook sees them
-// before parsing); see raw_mode.h for pooled reading.
-//
-// WriteOptions::set_no_compression() is invisible to interceptors, so under
-// the plugin it has no effect on calls whose algorithm is gzip or deflate:
-// such messages are sent compressed. To send a message uncompressed, make
-// the call's algorithm GRPC_COMPRESS_NONE.
-//
-// Every message of a gzip or deflate call is sent compressed, even when that
-// makes it larger (a 1-byte message becomes about 21 bytes); core would send
-// such a message uncompressed, but only after paying for a deflate of its own.
+// Both install the core codec: gRPC core then compresses and decompresses
+// every message of every call, typed methods included, through pooled
+// contexts, and keeps making every decision itself (algorithm per call,
+// set_no_compression, size limits). Where the core codec cannot be active
+// (see InstallCoreCodec), outgoing messages are compressed by an interceptor
+// instead and received ones are left to core.
 
 #ifndef POOLED_GZIP_POOLED_GZIP_H_
 #define POOLED_GZIP_POOLED_GZIP_H_
@@ -54,7 +30,7 @@
 #include <vector>
 
 #include "pooled_gzip/channel_args.h"
-#include "pooled_gzip/codec.h"
+#include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 #include "pooled_gzip/raw_mode.h"
 
@@ -65,22 +41,41 @@ using ClientInterceptorFactories = std::vector<
 using ServerInterceptorFactories = std::vector<
     std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>;
 
-// Like grpc::CreateCustomChannel, with outgoing messages of gzip and deflate
-// calls compressed from the pool. `interceptor_creators` run first, in order;
-// the compressor is the last to see each outgoing message.
+// Like grpc::CreateCustomChannel (with `interceptor_creators`, like
+// CreateCustomChannelWithInterceptors), on the core codec. Without it, an
+// interceptor after yours compresses outgoing messages.
 std::shared_ptr<grpc::Channel> CreateChannel(
     const std::string& target,
     const std::shared_ptr<grpc::ChannelCredentials>& creds,
     const grpc::ChannelArguments& args,
     ClientInterceptorFactories interceptor_creators = {});
 
-// Installs the compressor on `builder` for the responses of gzip and deflate
-// calls. ServerBuilder::experimental().SetInterceptorCreators() replaces the
-// builder's list, so pass your own server interceptors here instead: they
-// run first, in order, and the compressor last. Call once per builder,
-// before BuildAndStart.
+// Sets `builder` up on the core codec. Without it, an interceptor after
+// `interceptor_creators` compresses responses; SetInterceptorCreators
+// replaces the builder's list, so pass yours here, or use
+// CreateServerInterceptorFactory. Call once per builder, before
+// BuildAndStart.
 void EnableOnServer(grpc::ServerBuilder& builder,
                     ServerInterceptorFactories interceptor_creators = {});
+
+// For interceptor lists you build yourself: the same set-up as
+// CreateChannel / EnableOnServer, returning the factory of the fallback
+// interceptor (which does nothing while the core codec is active). Put it
+// last in your list.
+std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>
+CreateClientInterceptorFactory(const grpc::ChannelArguments& args);
+std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
+CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
+
+// Installs the core codec for the whole process (idempotent, thread-safe;
+// the set-up calls above do it) and returns CoreCodecActive(). It is active
+// only where gRPC's own calls are proven to land in this library: gRPC
+// 1.51.x, linked dynamically, with libpooled_gzip ahead of libgrpc in the
+// symbol lookup order (CMake's pooled_gzip::pooled_gzip target sees to it).
+// Otherwise it logs once why, and how to fix the link. The environment
+// variable POOLED_GZIP_CORE_CODEC=0 keeps it off.
+bool InstallCoreCodec();
+bool CoreCodecActive();
 
 }  // namespace pooled_gzip
 

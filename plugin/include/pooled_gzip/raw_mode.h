@@ -24,10 +24,10 @@
 #include <grpcpp/support/status.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
-#include "pooled_gzip/codec.h"
 
 namespace google::protobuf {
 class MessageLite;
@@ -58,15 +58,18 @@ grpc::Status DecodeMessage(const grpc::ByteBuffer& buffer,
 // must make `algorithm` the call's algorithm before the first message
 // (ClientContext or ServerContext::set_compression_algorithm), or the peer
 // will read compressed bytes as the message. GRPC_COMPRESS_NONE gives a plain
-// buffer.
+// buffer. `level` is of the configured backend (options.h); unset, the
+// configured level.
 grpc::Status EncodeBytes(absl::string_view bytes,
                          grpc_compression_algorithm algorithm,
-                         grpc::ByteBuffer* out, int level = kDefaultLevel);
+                         grpc::ByteBuffer* out,
+                         std::optional<int> level = std::nullopt);
 
 // Serializes, then as EncodeBytes.
 grpc::Status EncodeMessage(const google::protobuf::MessageLite& message,
                            grpc_compression_algorithm algorithm,
-                           grpc::ByteBuffer* out, int level = kDefaultLevel);
+                           grpc::ByteBuffer* out,
+                           std::optional<int> level = std::nullopt);
 
 }  // namespace pooled_gzip
 

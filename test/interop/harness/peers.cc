@@ -120,6 +120,17 @@ std::vector<Command> PooledEchoClient(const std::string& target,
   return ExampleClientRuns("pooled", target, algorithm);
 }
 
+Command PooledEchoLoad(const std::string& target, const std::string& algorithm,
+                       const std::string& rpc, size_t size, int count) {
+  return {kEchoClient,
+          "--target=" + target,
+          "--mode=pooled",
+          "--compression=" + algorithm,
+          "--rpc=" + rpc,
+          absl::StrCat("--size=", size),
+          absl::StrCat("--count=", count)};
+}
+
 Command InteropTestServer() { return {kTestServer, "--port=0"}; }
 
 const char* InteropClientName(InteropClient client) {

@@ -42,6 +42,10 @@ const std::vector<size_t>& EchoSizes();
 const std::vector<std::string>& EchoRpcs();  // as echo_client's --rpc
 
 // The suite's TestService server (raw mode) and the interop clients.
+// One example-client run in pooled mode: `count` messages of `size` bytes.
+Command PooledEchoLoad(const std::string& target, const std::string& algorithm,
+                       const std::string& rpc, size_t size, int count);
+
 Command InteropTestServer();
 enum class InteropClient { kCpp, kNode, kGo };
 const char* InteropClientName(InteropClient client);

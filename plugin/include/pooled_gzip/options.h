@@ -1,0 +1,65 @@
+// Process-wide codec options: which deflate implementation compresses, at
+// what level, and the cap on a decompressed message.
+
+#ifndef POOLED_GZIP_OPTIONS_H_
+#define POOLED_GZIP_OPTIONS_H_
+
+#include <cstddef>
+#include <optional>
+
+#include "absl/status/status.h"
+
+namespace pooled_gzip {
+
+// Every backend writes standard gzip and zlib streams that any peer reads,
+// and reads any valid stream: whatever a backend's fast path does not take,
+// zlib decodes, so corrupt, truncated or oversized input gets the zlib
+// backend's answer from every backend.
+enum class Backend {
+  // The reference; at its default level, byte-identical to gRPC core.
+  kZlib,
+  // libdeflate: whole-message compression, at level 6 about 2.5x zlib-6's
+  // speed for 0-8% more bytes. A message that arrives in several slices is
+  // copied into one buffer first.
+  kLibdeflate,
+  // Intel ISA-L (igzip): streaming, the fastest by far (10-20x zlib-6 on
+  // x86-64) for 20-40% more bytes than zlib-6.
+  kIsal,
+};
+
+// The backend's own default level: zlib 6 (what gRPC core uses),
+// libdeflate 6, ISA-L 1.
+inline constexpr int kDefaultLevel = -1;
+
+struct Options {
+  Backend backend = Backend::kZlib;
+  // Levels are the backend's own; higher is slower and smaller.
+  //   zlib 0..9: 0 stores without compressing, 1 fastest, 9 smallest.
+  //   libdeflate 0..12: 0 stores; 1..9 mean roughly what zlib's do (8 and 9
+  //     are much slower than 7); 10..12 are slower still and a few percent
+  //     smaller, and each of their contexts holds about 9 MB (levels 2..9:
+  //     650 KB), which counts against the pool's byte cap.
+  //   ISA-L 0..3: it has only these four, and all of them compress (0 does
+  //     not store). Use 1, the default and ISA-L's own trade-off; 0 is a
+  //     little faster and about 10% larger; 3 is a few percent smaller at
+  //     a small cost; 2 is close to 1.
+  int level = kDefaultLevel;
+  // The largest message the core codec inflates; a larger one fails its
+  // call with INTERNAL, as gRPC reports any decompression failure. Unset:
+  // the largest max_receive_message_length of the channels and servers set
+  // up through pooled_gzip (gRPC's default 4 MiB if none sets one; no cap
+  // if one is unlimited), so that no message they accept is refused.
+  std::optional<size_t> max_decompressed_bytes;
+};
+
+// Applies `options` to every message compressed from now on. Safe to call
+// at any time, also before channels and servers exist. INVALID_ARGUMENT for
+// a level the backend does not have.
+absl::Status Configure(const Options& options);
+
+// The options in force (max_decompressed_bytes as set, not as derived).
+Options GetOptions();
+
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_OPTIONS_H_

@@ -1,0 +1,75 @@
+#include "codec/backend.h"
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "codec/isal_backend.h"
+#include "codec/libdeflate_backend.h"
+#include "codec/zlib_backend.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+absl::StatusOr<int> CheckLevel(Backend backend, int level, int min, int max,
+                               int default_level) {
+  if (level == kDefaultLevel) return default_level;
+  if (level >= min && level <= max) return level;
+  return absl::InvalidArgumentError(
+      absl::StrCat(BackendName(backend), " levels are ", min, "..", max,
+                   " (or -1 for ", default_level, "), got ", level));
+}
+
+}  // namespace
+
+absl::string_view BackendName(Backend backend) {
+  switch (backend) {
+    case Backend::kZlib:
+      return "zlib";
+    case Backend::kLibdeflate:
+      return "libdeflate";
+    case Backend::kIsal:
+      return "isal";
+  }
+  return "unknown";
+}
+
+absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
+  switch (backend) {
+    case Backend::kZlib:
+      return CheckLevel(backend, level, kZlibMinLevel, kZlibMaxLevel, 6);
+    case Backend::kLibdeflate:
+      return CheckLevel(backend, level, kLibdeflateMinLevel,
+                        kLibdeflateMaxLevel, kLibdeflateDefaultLevel);
+    case Backend::kIsal:
+      return CheckLevel(backend, level, kIsalMinLevel, kIsalMaxLevel,
+                        kIsalDefaultLevel);
+  }
+  return absl::InvalidArgumentError("unknown backend");
+}
+
+std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key) {
+  switch (key.backend) {
+    case Backend::kZlib:
+      return NewZlibDeflater(key.format, key.level);
+    case Backend::kLibdeflate:
+      return NewLibdeflateDeflater(key.format, key.level);
+    case Backend::kIsal:
+      return NewIsalDeflater(key.format, key.level);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
+  switch (key.backend) {
+    case Backend::kZlib:
+      return NewZlibInflater(key.format);
+    case Backend::kLibdeflate:
+      return NewLibdeflateInflater(key.format);
+    case Backend::kIsal:
+      return NewIsalInflater(key.format);
+  }
+  return nullptr;
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

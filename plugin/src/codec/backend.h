@@ -1,0 +1,86 @@
+// What a deflate implementation provides to the codec: a reusable writer
+// and reader per stream format. One file per backend implements these;
+// the pools recycle them without knowing which backend they hold.
+
+#ifndef POOLED_GZIP_SRC_CODEC_BACKEND_H_
+#define POOLED_GZIP_SRC_CODEC_BACKEND_H_
+
+#include <cstddef>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "codec/chunk_sink.h"
+#include "codec/format.h"
+#include "pooled_gzip/options.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+using Pieces = absl::Span<const absl::string_view>;
+
+// Compresses one message at a time into one complete stream.
+class Deflater {
+ public:
+  virtual ~Deflater() = default;
+  // Compresses the concatenation of `input`. RESOURCE_EXHAUSTED as soon as
+  // the stream would exceed `max_output_bytes`, which is how callers stop
+  // early on incompressible data; the deflater stays reusable after it.
+  // Other errors make it unusable. On any error the sink may hold partial
+  // output, which the caller drops.
+  virtual absl::Status Deflate(Pieces input, size_t max_output_bytes,
+                               ChunkSink* sink) = 0;
+  // Prepares for the next message; false if it cannot be reused.
+  virtual bool Reset() = 0;
+  // Heap owned right now, for the pool's byte cap.
+  virtual size_t HeapBytes() const = 0;
+};
+
+// Inflates exactly one complete stream per message.
+class Inflater {
+ public:
+  virtual ~Inflater() = default;
+  // DATA_LOSS for corrupt or truncated input or bytes after the end of the
+  // stream; RESOURCE_EXHAUSTED as soon as the output would exceed
+  // `max_output_bytes`, having asked the sink for at most one byte more.
+  virtual absl::Status Inflate(Pieces input, size_t max_output_bytes,
+                               ChunkSink* sink) = 0;
+  virtual bool Reset() = 0;
+  virtual size_t HeapBytes() const = 0;
+};
+
+// Contexts of different keys never mix in the pool.
+struct DeflaterKey {
+  Backend backend = Backend::kZlib;
+  Format format = Format::kGzip;
+  int level = 0;  // resolved: never kDefaultLevel
+  friend bool operator==(const DeflaterKey& a, const DeflaterKey& b) {
+    return a.backend == b.backend && a.format == b.format &&
+           a.level == b.level;
+  }
+};
+
+struct InflaterKey {
+  Backend backend = Backend::kZlib;
+  Format format = Format::kGzip;
+  friend bool operator==(const InflaterKey& a, const InflaterKey& b) {
+    return a.backend == b.backend && a.format == b.format;
+  }
+};
+
+// The level `level` stands for on `backend` (kDefaultLevel resolved), or
+// INVALID_ARGUMENT if the backend has no such level.
+absl::StatusOr<int> ResolveLevel(Backend backend, int level);
+
+absl::string_view BackendName(Backend backend);  // "zlib", ...
+
+// Null if the backend cannot allocate its state.
+std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);
+std::unique_ptr<Inflater> NewInflater(const InflaterKey& key);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_BACKEND_H_

@@ -1,0 +1,218 @@
+#include "codec/codec.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "codec/backend.h"
+#include "codec/pools.h"
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip {
+namespace {
+
+using internal::InflaterKey;
+using internal::Readers;
+using internal::WriterPool;
+using internal::Writers;
+
+// Backend and level in one word, so a reader never sees half an update.
+std::atomic<uint32_t>& PackedSettings() {
+  static std::atomic<uint32_t> settings{0};
+  return settings;
+}
+
+uint32_t Pack(const internal::CodecSettings& settings) {
+  return (static_cast<uint32_t>(settings.backend) << 8) |
+         static_cast<uint32_t>(settings.level + 1);
+}
+
+// Counters per direction, format and backend; relaxed atomics, as the
+// pools' own.
+struct Traffic {
+  std::atomic<uint64_t> messages{0};
+  std::atomic<uint64_t> bytes_in{0};
+  std::atomic<uint64_t> bytes_out{0};
+  std::atomic<uint64_t> declined_or_failed{0};
+  std::atomic<uint64_t> refused{0};
+};
+constexpr int kBackends = 3;
+static_assert(static_cast<int>(Backend::kIsal) + 1 == kBackends,
+              "one traffic slot per backend");
+
+Traffic& TrafficOf(bool compressing, Format format, Backend backend) {
+  static Traffic traffic[2][2][kBackends];
+  return traffic[compressing ? 0 : 1][format == Format::kGzip ? 0 : 1]
+                [static_cast<int>(backend)];
+}
+
+// Counts one message's outcome.
+void Count(bool compressing, Format format, Backend backend,
+           const absl::Status& status, size_t bytes_in, size_t bytes_out) {
+  Traffic& traffic = TrafficOf(compressing, format, backend);
+  if (status.ok()) {
+    traffic.messages.fetch_add(1, std::memory_order_relaxed);
+    traffic.bytes_in.fetch_add(bytes_in, std::memory_order_relaxed);
+    traffic.bytes_out.fetch_add(bytes_out, std::memory_order_relaxed);
+  } else if (!compressing && absl::IsResourceExhausted(status)) {
+    traffic.refused.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    traffic.declined_or_failed.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+// Counts what a codec call hands its sink.
+class CountingSink final : public ChunkSink {
+ public:
+  explicit CountingSink(ChunkSink* sink) : sink_(sink) {}
+  absl::Span<char> NextChunk(size_t size_hint) override {
+    return sink_->NextChunk(size_hint);
+  }
+  void CommitChunk(size_t used) override {
+    bytes_ += used;
+    sink_->CommitChunk(used);
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  ChunkSink* sink_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace
+
+std::vector<TrafficStats> GetTrafficStats() {
+  std::vector<TrafficStats> rows;
+  for (bool compressing : {true, false}) {
+    for (Format format : {Format::kGzip, Format::kZlib}) {
+      for (int b = 0; b < kBackends; ++b) {
+        const Backend backend = static_cast<Backend>(b);
+        const Traffic& traffic = TrafficOf(compressing, format, backend);
+        TrafficStats row;
+        row.compressing = compressing;
+        row.algorithm = std::string(FormatName(format));
+        row.backend = std::string(internal::BackendName(backend));
+        row.messages = traffic.messages.load(std::memory_order_relaxed);
+        row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
+        row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);
+        row.declined_or_failed =
+            traffic.declined_or_failed.load(std::memory_order_relaxed);
+        row.refused = traffic.refused.load(std::memory_order_relaxed);
+        if (row.messages + row.declined_or_failed + row.refused > 0) {
+          rows.push_back(std::move(row));
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+namespace internal {
+
+CodecSettings CurrentSettings() {
+  const uint32_t packed = PackedSettings().load(std::memory_order_relaxed);
+  if (packed == 0) return CodecSettings{};
+  return CodecSettings{static_cast<Backend>(packed >> 8),
+                       static_cast<int>(packed & 0xff) - 1};
+}
+
+absl::Status SetSettings(const CodecSettings& settings) {
+  absl::StatusOr<int> level = ResolveLevel(settings.backend, settings.level);
+  if (!level.ok()) return level.status();
+  PackedSettings().store(Pack(settings), std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+CompressOptions ConfiguredOptions(Format format) {
+  const CodecSettings settings = CurrentSettings();
+  CompressOptions options;
+  options.format = format;
+  options.backend = settings.backend;
+  options.level = settings.level;
+  return options;
+}
+
+}  // namespace internal
+
+absl::Span<char> StringSink::NextChunk(size_t size_hint) {
+  chunk_start_ = out_->size();
+  out_->resize(chunk_start_ + std::max<size_t>(size_hint, 1));
+  return absl::MakeSpan(&(*out_)[chunk_start_], out_->size() - chunk_start_);
+}
+
+void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
+
+absl::Status Compress(absl::Span<const absl::string_view> input,
+                      const CompressOptions& options, ChunkSink* sink) {
+  absl::StatusOr<int> level =
+      internal::ResolveLevel(options.backend, options.level);
+  if (!level.ok()) return level.status();
+  WriterPool& pool = Writers();
+  WriterPool::Handle deflater =
+      pool.Acquire({options.backend, options.format, *level});
+  if (deflater == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot create a ", internal::BackendName(options.backend),
+                     " compressor"));
+  }
+  CountingSink counting(sink);
+  absl::Status status =
+      deflater->Deflate(input, options.max_output_bytes, &counting);
+  Count(/*compressing=*/true, options.format, options.backend, status,
+        internal::TotalSize(input), counting.bytes());
+  // Outgrowing max_output_bytes is the normal end for incompressible data,
+  // and the deflater is fine: discarding it would cost an allocation per
+  // such message.
+  if (!status.ok() && !absl::IsResourceExhausted(status)) {
+    pool.Discard(std::move(deflater));
+  }
+  return status;
+}
+
+absl::Status Decompress(absl::Span<const absl::string_view> input,
+                        Format format, size_t max_output_bytes, ChunkSink* sink,
+                        Backend backend) {
+  internal::ReaderPool& pool = Readers();
+  internal::ReaderPool::Handle inflater =
+      pool.Acquire(InflaterKey{backend, format});
+  if (inflater == nullptr) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot create a ", internal::BackendName(backend), " decompressor"));
+  }
+  CountingSink counting(sink);
+  absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
+  Count(/*compressing=*/false, format, backend, status,
+        internal::TotalSize(input), counting.bytes());
+  if (!status.ok()) {
+    if (absl::IsResourceExhausted(status)) {
+      internal::SizeLimitRefusals().fetch_add(1, std::memory_order_relaxed);
+    }
+    pool.Discard(std::move(inflater));
+  }
+  return status;
+}
+
+absl::Status CompressToString(absl::string_view input,
+                              const CompressOptions& options,
+                              std::string* out) {
+  out->clear();
+  StringSink sink(out);
+  return Compress(absl::MakeConstSpan(&input, 1), options, &sink);
+}
+
+absl::Status DecompressToString(absl::string_view input, Format format,
+                                size_t max_output_bytes, std::string* out,
+                                Backend backend) {
+  out->clear();
+  StringSink sink(out);
+  absl::Status status = Decompress(absl::MakeConstSpan(&input, 1), format,
+                                   max_output_bytes, &sink, backend);
+  if (!status.ok()) out->clear();
+  return status;
+}
+
+}  // namespace pooled_gzip

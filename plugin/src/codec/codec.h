@@ -1,0 +1,69 @@
+// Layer 2 of pooled-gzip: gzip and zlib ("deflate") streams over pooled
+// writers and readers of the chosen backend. Knows nothing of gRPC; errors
+// travel as absl::Status.
+
+#ifndef POOLED_GZIP_SRC_CODEC_CODEC_H_
+#define POOLED_GZIP_SRC_CODEC_CODEC_H_
+
+#include <cstddef>
+#include <limits>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "codec/chunk_sink.h"
+#include "codec/format.h"
+#include "pooled_gzip/options.h"
+
+namespace pooled_gzip {
+
+struct CompressOptions {
+  Format format = Format::kGzip;
+  int level = kDefaultLevel;
+  Backend backend = Backend::kZlib;
+  // RESOURCE_EXHAUSTED as soon as the stream would be longer: lets a caller
+  // that only wants a smaller message stop early on incompressible data.
+  size_t max_output_bytes = std::numeric_limits<size_t>::max();
+};
+
+// Compresses the concatenation of `input` into one complete stream. On error
+// the sink may hold partial output, which the caller must drop.
+absl::Status Compress(absl::Span<const absl::string_view> input,
+                      const CompressOptions& options, ChunkSink* sink);
+
+// Inflates exactly one complete stream from the concatenation of `input`.
+// Errors: DATA_LOSS for corrupt or truncated input or bytes after the end of
+// the stream; RESOURCE_EXHAUSTED as soon as the output would exceed
+// `max_output_bytes`, having asked the sink for at most one byte more than
+// that. On error the sink may hold partial output, which the caller must drop.
+absl::Status Decompress(absl::Span<const absl::string_view> input,
+                        Format format, size_t max_output_bytes, ChunkSink* sink,
+                        Backend backend = Backend::kZlib);
+
+// Convenience wrappers for contiguous data.
+absl::Status CompressToString(absl::string_view input,
+                              const CompressOptions& options, std::string* out);
+absl::Status DecompressToString(absl::string_view input, Format format,
+                                size_t max_output_bytes, std::string* out,
+                                Backend backend = Backend::kZlib);
+
+namespace internal {
+
+// The process-wide backend and level (pooled_gzip::Configure), for every
+// path that compresses: the core codec, the interceptor and raw mode.
+struct CodecSettings {
+  Backend backend = Backend::kZlib;
+  int level = kDefaultLevel;
+};
+CodecSettings CurrentSettings();
+// INVALID_ARGUMENT, changing nothing, if the backend has no such level.
+absl::Status SetSettings(const CodecSettings& settings);
+
+// CompressOptions for `format` with the process-wide backend and level.
+CompressOptions ConfiguredOptions(Format format);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_CODEC_H_

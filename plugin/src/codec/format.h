@@ -1,0 +1,39 @@
+// The two stream formats gRPC compresses messages into, and facts about
+// them that every backend needs.
+
+#ifndef POOLED_GZIP_SRC_CODEC_FORMAT_H_
+#define POOLED_GZIP_SRC_CODEC_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+
+namespace pooled_gzip {
+
+// gRPC's "gzip" is RFC 1952; its "deflate" is the zlib format of RFC 1950,
+// as every gRPC implementation reads it.
+enum class Format { kGzip, kZlib };
+
+absl::string_view FormatName(Format format);  // "gzip" or "deflate"
+
+namespace internal {
+
+// No stream of `format` is shorter than this: wrapper plus one empty block.
+inline constexpr size_t MinStreamBytes(Format format) {
+  return format == Format::kGzip ? 10 + 8 + 1 : 2 + 4 + 1;
+}
+
+size_t TotalSize(absl::Span<const absl::string_view> pieces);
+
+// A gzip stream's last four bytes: its uncompressed size mod 2^32. Comes
+// from the peer, so only a hint; nullopt if the input is too short.
+std::optional<uint32_t> GzipTrailerSize(
+    absl::Span<const absl::string_view> pieces);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_FORMAT_H_

@@ -1,0 +1,368 @@
+#include "codec/isal_backend.h"
+
+#include <isa-l/igzip_lib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <optional>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "codec/backend_support.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+// ISA-L counts input and output in 32 bits.
+constexpr size_t kMaxFeed = std::numeric_limits<uint32_t>::max();
+
+// ISA-L's level buffer per level, the size it suggests (its _DEFAULT,
+// which is _LARGE); level 0 needs none.
+uint32_t LevelBufferBytes(int level) {
+  switch (level) {
+    case 1:
+      return ISAL_DEF_LVL1_DEFAULT;
+    case 2:
+      return ISAL_DEF_LVL2_DEFAULT;
+    case 3:
+      return ISAL_DEF_LVL3_DEFAULT;
+    default:
+      return ISAL_DEF_LVL0_DEFAULT;
+  }
+}
+
+uint8_t* InputPointer(absl::string_view stretch) {
+  // ISA-L takes a non-const pointer but only reads through it.
+  return reinterpret_cast<uint8_t*>(const_cast<char*>(stretch.data()));
+}
+
+// Keeps the sink's current chunk and a stream's output fields in step. On
+// every way out, the open chunk is committed (or handed to the zlib
+// fallback, which commits it): the sink sees one commit per chunk.
+class OutputWindow {
+ public:
+  OutputWindow(uint8_t** next_out, uint32_t* avail_out, ChunkSink* sink)
+      : next_out_(next_out), avail_out_(avail_out), sink_(sink) {
+    // A pooled stream still points at the buffers of its previous use.
+    *next_out_ = nullptr;
+    *avail_out_ = 0;
+  }
+  ~OutputWindow() { Close(); }
+
+  void Open(size_t size_hint) {
+    chunk_ = sink_->NextChunk(size_hint);
+    chunk_ = chunk_.first(std::min(chunk_.size(), kMaxFeed));
+    *next_out_ = reinterpret_cast<uint8_t*>(chunk_.data());
+    *avail_out_ = static_cast<uint32_t>(chunk_.size());
+    open_ = true;
+  }
+
+  void Close() {
+    if (!open_) return;
+    const size_t used = chunk_.size() - *avail_out_;
+    sink_->CommitChunk(used);
+    committed_ += used;
+    open_ = false;
+    *avail_out_ = 0;
+  }
+
+  // The open chunk (empty if none), now the caller's to commit.
+  absl::Span<char> Release() {
+    if (!open_) return {};
+    open_ = false;
+    *avail_out_ = 0;
+    return chunk_;
+  }
+
+  size_t committed() const { return committed_; }
+  // Bytes written so far, committed or not.
+  size_t produced() const {
+    return committed_ + (open_ ? chunk_.size() - *avail_out_ : 0);
+  }
+
+ private:
+  uint8_t** next_out_;
+  uint32_t* avail_out_;
+  ChunkSink* sink_;
+  absl::Span<char> chunk_;
+  size_t committed_ = 0;
+  bool open_ = false;
+};
+
+// For an output chunk that usually holds the whole message. Levels 1..3
+// fall back to stored blocks, so deflate's stored-block worst case plus the
+// wrapper (like zlib's deflateBound) bounds them; level 0 always codes with
+// ISA-L's built-in Huffman table, which expands random bytes by about 23%
+// (and one byte to 132).
+size_t OutputEstimate(size_t size, int level) {
+  if (level == 0) return size + size / 4 + 256;
+  return size + (size >> 12) + (size >> 14) + (size >> 25) + 64;
+}
+
+// What a call may change; unchanged after a call means no progress.
+auto Progress(const isal_zstream& s) {
+  return std::make_tuple(s.next_in, s.avail_in, s.avail_out,
+                         s.internal_state.state);
+}
+
+auto Progress(const inflate_state& s) {
+  return std::make_tuple(s.next_in, s.avail_in, s.avail_out, s.block_state,
+                         s.read_in_length, s.tmp_in_size, s.tmp_out_valid,
+                         s.tmp_out_processed);
+}
+
+class IsalDeflater final : public Deflater {
+ public:
+  IsalDeflater(Format format, int level) : format_(format), level_(level) {}
+
+  bool Init() {
+    stream_.reset(new (std::nothrow) isal_zstream);
+    if (stream_ == nullptr) return false;
+    isal_deflate_init(stream_.get());
+    stream_->level = static_cast<uint32_t>(level_);
+    if (const uint32_t size = LevelBufferBytes(level_); size > 0) {
+      level_buffer_.reset(new (std::nothrow) uint8_t[size]);
+      if (level_buffer_ == nullptr) return false;
+      stream_->level_buf = level_buffer_.get();
+      stream_->level_buf_size = size;
+    }
+    return true;
+  }
+
+  // Output goes straight into the sink's chunks, as zlib's does, rather
+  // than into a buffer of ours copied out at the end: no copy, no output
+  // buffer held by every pooled context, and a message past
+  // max_output_bytes stops as soon as it gets there.
+  absl::Status Deflate(Pieces input, size_t max_output_bytes,
+                       ChunkSink* sink) override {
+    isal_zstream& stream = *stream_;
+    Rewind();
+    const size_t budget = BudgetFor(max_output_bytes);
+    const size_t expected =
+        std::min(OutputEstimate(TotalSize(input), level_), budget);
+    OutputWindow output(&stream.next_out, &stream.avail_out, sink);
+    PieceCursor cursor(input, 0, kMaxFeed);
+    // The last stretch carries end_of_stream; an empty message sets it
+    // with no input at all.
+    auto feed = [&] {
+      absl::string_view stretch;
+      if (cursor.Next(&stretch)) {
+        stream.next_in = InputPointer(stretch);
+        stream.avail_in = static_cast<uint32_t>(stretch.size());
+      }
+      stream.end_of_stream = cursor.HasMore() ? 0 : 1;
+    };
+    feed();
+    while (stream.internal_state.state != ZSTATE_END) {
+      if (stream.avail_in == 0 && stream.end_of_stream == 0) feed();
+      if (stream.avail_out == 0) {
+        output.Close();
+        const size_t produced = output.produced();
+        if (produced >= budget) {
+          return TooLarge("stream would be", format_, max_output_bytes);
+        }
+        // Past the estimate, chunks grow with the output, so that an
+        // underestimate costs a few chunks, not thousands.
+        const size_t wanted = expected > produced
+                                  ? expected - produced
+                                  : std::max<size_t>(4096, produced / 8);
+        output.Open(std::min({kMaxChunkBytes, budget - produced, wanted}));
+      }
+      const auto before = Progress(stream);
+      const int result = isal_deflate(&stream);
+      if (result != COMP_OK) {
+        return absl::InternalError(
+            absl::StrCat("isal_deflate failed: ", result));
+      }
+      if (output.produced() > max_output_bytes) {
+        return TooLarge("stream would be", format_, max_output_bytes);
+      }
+      if (Progress(stream) == before) {
+        return absl::InternalError("isal_deflate made no progress");
+      }
+    }
+    output.Close();
+    return absl::OkStatus();
+  }
+
+  // Deflate rewinds the stream itself, so that no caller can skip the
+  // gzip_flag fix-up there.
+  bool Reset() override { return true; }
+
+  size_t HeapBytes() const override {
+    return sizeof(*this) + sizeof(isal_zstream) + LevelBufferBytes(level_);
+  }
+
+ private:
+  // Ready for a new message.
+  void Rewind() {
+    isal_zstream& stream = *stream_;
+    isal_deflate_reset(&stream);
+    // The trap: isal_deflate rewrites gzip_flag to IGZIP_GZIP_NO_HDR (or
+    // IGZIP_ZLIB_NO_HDR) once it has written the header, and
+    // isal_deflate_reset keeps that, so without this every message after
+    // the first would go out with no header.
+    stream.gzip_flag = format_ == Format::kGzip ? IGZIP_GZIP : IGZIP_ZLIB;
+    stream.flush = NO_FLUSH;
+    stream.end_of_stream = 0;
+    stream.next_in = nullptr;
+    stream.avail_in = 0;
+  }
+
+  Format format_;
+  int level_;
+  std::unique_ptr<isal_zstream> stream_;
+  std::unique_ptr<uint8_t[]> level_buffer_;
+};
+
+class IsalInflater final : public Inflater {
+ public:
+  explicit IsalInflater(Format format) : format_(format), fallback_(format) {}
+
+  bool Init() {
+    state_.reset(new (std::nothrow) inflate_state);
+    if (state_ == nullptr) return false;
+    isal_inflate_init(state_.get());
+    return true;
+  }
+
+  absl::Status Inflate(Pieces input, size_t max_output_bytes,
+                       ChunkSink* sink) override {
+    const size_t header = PlainHeaderBytes(input);
+    if (header == 0) return fallback_.Inflate(input, max_output_bytes, sink);
+    inflate_state& state = *state_;
+    Rewind();
+    const size_t budget = BudgetFor(max_output_bytes);
+    const size_t first_guess = FirstChunkGuess(input);
+    OutputWindow output(&state.next_out, &state.avail_out, sink);
+    PieceCursor cursor(input, header, kMaxFeed);
+    auto feed = [&] {
+      absl::string_view stretch;
+      if (!cursor.Next(&stretch)) return;
+      state.next_in = InputPointer(stretch);
+      state.avail_in = static_cast<uint32_t>(stretch.size());
+    };
+    // ISA-L answers only for a message it finishes cleanly within the
+    // limit; otherwise zlib decides (reproducing ISA-L's output so far into
+    // scratch and going on from there). ISA-L decodes ahead into a buffer
+    // of its own, so it can fail past the limit; and it accepts Huffman
+    // code sets zlib rejects (incomplete or over-subscribed), decoding
+    // garbage until the checksum fails, so even its passing the limit is
+    // not zlib's answer: that message is DATA_LOSS if zlib finds the
+    // error first.
+    auto zlib_decides = [&] {
+      const size_t committed = output.committed();
+      const absl::Span<char> open_chunk = output.Release();
+      return fallback_.Inflate(input, max_output_bytes, sink, committed,
+                               open_chunk);
+    };
+    feed();
+    while (true) {
+      if (state.avail_in == 0) feed();
+      if (state.avail_out == 0) {
+        output.Close();
+        const size_t produced = output.produced();
+        if (produced >= budget) return zlib_decides();
+        output.Open(std::min({budget - produced, kMaxChunkBytes,
+                              produced == 0 ? first_guess : kMaxChunkBytes}));
+      }
+      const auto before = Progress(state);
+      const int result = isal_inflate(&state);
+      if (result != ISAL_DECOMP_OK || output.produced() > max_output_bytes) {
+        return zlib_decides();
+      }
+      if (state.block_state == ISAL_BLOCK_FINISH) break;
+      // No progress with room for output: the input ended early (or ISA-L
+      // is stuck on something).
+      if (Progress(state) == before) return zlib_decides();
+    }
+    // ISA-L stops after one stream (a second gzip member is not read). Its
+    // 64-bit input buffer may hold whole bytes it read past the trailer (up
+    // to 4 after a zlib stream), which avail_in no longer counts.
+    const bool trailing =
+        state.avail_in > 0 || state.read_in_length >= 8 || cursor.HasMore();
+    output.Close();
+    return trailing ? TrailingBytes(format_) : absl::OkStatus();
+  }
+
+  bool Reset() override { return fallback_.Reset(); }
+
+  size_t HeapBytes() const override {
+    return sizeof(*this) + sizeof(inflate_state) + fallback_.HeapBytes();
+  }
+
+ private:
+  // The length of a header ISA-L is given no say over: the plain 10-byte
+  // gzip header (FLG 0) or a zlib header zlib accepts without a
+  // dictionary; 0 for anything else, which goes to zlib. ISA-L's own
+  // header parser skips checks zlib makes (reserved flags, window size)
+  // and loses its place in FNAME/FCOMMENT/FHCRC fields split across
+  // calls, so the stream body is all it sees.
+  size_t PlainHeaderBytes(Pieces input) const {
+    if (TotalSize(input) < MinStreamBytes(format_)) return 0;
+    if (format_ == Format::kGzip) {
+      uint8_t header[4];
+      if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
+      const bool plain = header[0] == 0x1f && header[1] == 0x8b &&
+                         header[2] == 8 && header[3] == 0;
+      return plain ? 10 : 0;
+    }
+    uint8_t header[2];
+    if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
+    const unsigned cmf = header[0];
+    const unsigned flg = header[1];
+    const bool plain = (cmf & 0x0f) == 8 && (cmf >> 4) <= 7 &&
+                       ((cmf << 8) | flg) % 31 == 0 && (flg & 0x20) == 0;
+    return plain ? 2 : 0;
+  }
+
+  // As the zlib backend: the gzip trailer's size plus one spare byte,
+  // untrusted (the caller caps it), or a guess for the zlib format.
+  size_t FirstChunkGuess(Pieces input) const {
+    if (format_ == Format::kGzip) {
+      if (std::optional<uint32_t> size = GzipTrailerSize(input)) {
+        return size_t{*size} + 1;
+      }
+    }
+    return std::max<size_t>(TotalSize(input) * 4, 256);
+  }
+
+  // Ready for a new message whose header was already read.
+  void Rewind() {
+    inflate_state& state = *state_;
+    isal_inflate_reset(&state);
+    // The body, then the trailer checked (CRC-32 and size, or Adler-32).
+    state.crc_flag =
+        format_ == Format::kGzip ? ISAL_GZIP_NO_HDR_VER : ISAL_ZLIB_NO_HDR_VER;
+    state.hist_bits = 0;  // the full 32 KiB window
+    state.next_in = nullptr;
+    state.avail_in = 0;
+  }
+
+  Format format_;
+  std::unique_ptr<inflate_state> state_;
+  ZlibFallback fallback_;
+};
+
+}  // namespace
+
+std::unique_ptr<Deflater> NewIsalDeflater(Format format, int level) {
+  if (level < kIsalMinLevel || level > kIsalMaxLevel) return nullptr;
+  auto deflater = std::unique_ptr<IsalDeflater>(
+      new (std::nothrow) IsalDeflater(format, level));
+  if (deflater == nullptr || !deflater->Init()) return nullptr;
+  return deflater;
+}
+
+std::unique_ptr<Inflater> NewIsalInflater(Format format) {
+  auto inflater =
+      std::unique_ptr<IsalInflater>(new (std::nothrow) IsalInflater(format));
+  if (inflater == nullptr || !inflater->Init()) return nullptr;
+  return inflater;
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

@@ -1,0 +1,27 @@
+// The ISA-L (igzip) backend: streaming deflate and inflate, several times
+// faster than zlib for larger output. Its reader handles the plain gzip and
+// zlib headers itself; other headers, and any message it cannot finish,
+// go to zlib (codec/backend_support.h).
+
+#ifndef POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_
+#define POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_
+
+#include <memory>
+
+#include "codec/backend.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+// ISA-L has four levels, 0..3, all of which compress; kDefaultLevel is 1.
+inline constexpr int kIsalMinLevel = 0;
+inline constexpr int kIsalMaxLevel = 3;
+inline constexpr int kIsalDefaultLevel = 1;
+
+std::unique_ptr<Deflater> NewIsalDeflater(Format format, int level);
+std::unique_ptr<Inflater> NewIsalInflater(Format format);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_

@@ -1,0 +1,216 @@
+#include "codec/libdeflate_backend.h"
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "codec/backend_support.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+// The largest ratio deflate can reach: 258 bytes from two bits (a 1-bit
+// length code and a 1-bit distance code), 258 * 8 / 2 per byte. A gzip
+// trailer that claims more output than this per input byte is lying.
+constexpr size_t kMaxDeflateRatio = 1032;
+
+// The fixed 10-byte gzip header with no optional field: ID1, ID2, CM
+// (deflate), FLG 0. Only these go through libdeflate, which skips the
+// header CRC (FHCRC) that zlib checks.
+constexpr uint8_t kPlainGzipHeader[4] = {0x1f, 0x8b, 8, 0};
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const {
+    libdeflate_free_compressor(c);
+  }
+};
+struct DecompressorDeleter {
+  void operator()(libdeflate_decompressor* d) const {
+    libdeflate_free_decompressor(d);
+  }
+};
+
+class LibdeflateDeflater final : public Deflater {
+ public:
+  LibdeflateDeflater(Format format, int level)
+      : format_(format), level_(level) {}
+
+  bool Init() {
+    compressor_.reset(libdeflate_alloc_compressor(level_));
+    return compressor_ != nullptr;
+  }
+
+  absl::Status Deflate(Pieces input, size_t max_output_bytes,
+                       ChunkSink* sink) override {
+    absl::Status status = DeflateInternal(input, max_output_bytes, sink);
+    input_.Trim();
+    output_.Trim();
+    return status;
+  }
+
+  // libdeflate keeps no state between messages.
+  bool Reset() override { return true; }
+
+  size_t HeapBytes() const override {
+    return sizeof(*this) + LibdeflateCompressorBytes(level_) +
+           input_.capacity() + output_.capacity();
+  }
+
+ private:
+  absl::Status DeflateInternal(Pieces input, size_t max_output_bytes,
+                               ChunkSink* sink) {
+    libdeflate_compressor* c = compressor_.get();
+    const bool gzip = format_ == Format::kGzip;
+    const size_t size = TotalSize(input);
+    const char* data = Contiguous(input, size, &input_);
+    // libdeflate may need a few bytes of room beyond what it produces, so
+    // it writes into a buffer of its full bound and the sink gets an exact
+    // copy: with that room it cannot run out, and a message that ends up
+    // too large is found by comparing sizes.
+    const size_t bound = gzip ? libdeflate_gzip_compress_bound(c, size)
+                              : libdeflate_zlib_compress_bound(c, size);
+    char* out = output_.Get(bound);
+    if (data == nullptr || out == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("libdeflate: no memory for a ", size, "-byte message"));
+    }
+    const size_t produced =
+        gzip ? libdeflate_gzip_compress(c, data, size, out, bound)
+             : libdeflate_zlib_compress(c, data, size, out, bound);
+    if (produced == 0) {
+      return absl::InternalError("libdeflate ran out of room within its bound");
+    }
+    if (produced > max_output_bytes) {
+      return TooLarge("stream would be", format_, max_output_bytes);
+    }
+    WriteAll(absl::string_view(out, produced), sink);
+    return absl::OkStatus();
+  }
+
+  Format format_;
+  int level_;
+  std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor_;
+  ReusableBuffer input_;   // a message of several pieces, made contiguous
+  ReusableBuffer output_;  // the compressed message, before the sink's copy
+};
+
+class LibdeflateInflater final : public Inflater {
+ public:
+  explicit LibdeflateInflater(Format format)
+      : format_(format), fallback_(format) {}
+
+  bool Init() {
+    // The zlib format always goes to zlib: it carries no size to allocate
+    // the output by.
+    if (format_ != Format::kGzip) return true;
+    decompressor_.reset(libdeflate_alloc_decompressor());
+    return decompressor_ != nullptr;
+  }
+
+  absl::Status Inflate(Pieces input, size_t max_output_bytes,
+                       ChunkSink* sink) override {
+    absl::Span<char> chunk;
+    if (std::optional<size_t> size = OneShotSize(input, max_output_bytes)) {
+      // The chunk is asked for once its size is known to be within the
+      // limit; if libdeflate cannot finish, zlib writes into the same chunk,
+      // so the sink is never asked for more than limit + 1 bytes in all.
+      chunk = sink->NextChunk(*size);
+      if (chunk.size() >= *size && OneShot(input, chunk.first(*size))) {
+        sink->CommitChunk(*size);
+        input_.Trim();
+        return absl::OkStatus();
+      }
+    }
+    input_.Trim();
+    return fallback_.Inflate(input, max_output_bytes, sink, 0, chunk);
+  }
+
+  bool Reset() override { return fallback_.Reset(); }
+
+  size_t HeapBytes() const override {
+    return sizeof(*this) +
+           (decompressor_ != nullptr ? LibdeflateDecompressorBytes() : 0) +
+           input_.capacity() + fallback_.HeapBytes();
+  }
+
+ private:
+  // The output size for the one-shot path, from the gzip trailer, or
+  // nullopt if the message must go to zlib. The trailer comes from the
+  // peer: a size beyond the limit is not refused here (a corrupt message
+  // must be DATA_LOSS as zlib finds it, not RESOURCE_EXHAUSTED), it goes
+  // to zlib, which streams and stops at the limit; so do sizes deflate
+  // cannot reach from this input, huge ones, and 0 (no chunk is empty).
+  std::optional<size_t> OneShotSize(Pieces input,
+                                    size_t max_output_bytes) const {
+    if (decompressor_ == nullptr) return std::nullopt;
+    const size_t total = TotalSize(input);
+    if (total < MinStreamBytes(Format::kGzip)) return std::nullopt;
+    uint8_t header[sizeof(kPlainGzipHeader)];
+    if (!CopyPrefix(input, absl::MakeSpan(header)) ||
+        !std::equal(std::begin(header), std::end(header),
+                    std::begin(kPlainGzipHeader))) {
+      return std::nullopt;
+    }
+    const size_t size = *GzipTrailerSize(input);
+    if (size == 0 || size > max_output_bytes ||
+        size > kLibdeflateMaxOneShotBytes || size / kMaxDeflateRatio > total) {
+      return std::nullopt;
+    }
+    return size;
+  }
+
+  // Whether libdeflate inflated the whole input, one gzip member and
+  // nothing after it, to exactly `out.size()` bytes.
+  bool OneShot(Pieces input, absl::Span<char> out) {
+    const size_t total = TotalSize(input);
+    const char* data = Contiguous(input, total, &input_);
+    if (data == nullptr) return false;
+    size_t consumed = 0;
+    size_t produced = 0;
+    const libdeflate_result result = libdeflate_gzip_decompress_ex(
+        decompressor_.get(), data, total, out.data(), out.size(), &consumed,
+        &produced);
+    return result == LIBDEFLATE_SUCCESS && consumed == total &&
+           produced == out.size();
+  }
+
+  Format format_;
+  std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> decompressor_;
+  ReusableBuffer input_;  // a message of several pieces, made contiguous
+  ZlibFallback fallback_;
+};
+
+}  // namespace
+
+size_t LibdeflateCompressorBytes(int level) {
+  // libdeflate 1.14 on x86-64, through libdeflate_set_memory_allocator: its
+  // compressor's matchfinder is chosen by level.
+  if (level <= 0) return 6119;
+  if (level == 1) return 202759;
+  if (level <= 9) return 668295;
+  return 9009543;
+}
+
+size_t LibdeflateDecompressorBytes() { return 11560; }
+
+std::unique_ptr<Deflater> NewLibdeflateDeflater(Format format, int level) {
+  auto deflater = std::unique_ptr<LibdeflateDeflater>(
+      new (std::nothrow) LibdeflateDeflater(format, level));
+  if (deflater == nullptr || !deflater->Init()) return nullptr;
+  return deflater;
+}
+
+std::unique_ptr<Inflater> NewLibdeflateInflater(Format format) {
+  auto inflater = std::unique_ptr<LibdeflateInflater>(
+      new (std::nothrow) LibdeflateInflater(format));
+  if (inflater == nullptr || !inflater->Init()) return nullptr;
+  return inflater;
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

@@ -1,0 +1,79 @@
+#include "codec/pools.h"
+
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+const std::shared_ptr<IdleBudget>& Budget() {
+  static const auto* budget =
+      new std::shared_ptr<IdleBudget>(std::make_shared<IdleBudget>());
+  return *budget;
+}
+
+std::string CountersToString(const PoolCounters& counters) {
+  return absl::StrCat(
+      "created=", counters.created, " reused=", counters.reused,
+      " destroyed=", counters.destroyed, " discarded=", counters.discarded,
+      " rejected_by_caps=", counters.rejected_by_caps, " live=", counters.live,
+      " pooled=", counters.pooled, " in_reserve=", counters.in_reserve,
+      " pooled_bytes=", counters.pooled_bytes);
+}
+
+}  // namespace
+
+WriterPool& Writers() {
+  static WriterPool* pool = new WriterPool(Budget());
+  return *pool;
+}
+
+ReaderPool& Readers() {
+  static ReaderPool* pool = new ReaderPool(Budget());
+  return *pool;
+}
+
+std::atomic<uint64_t>& SizeLimitRefusals() {
+  static std::atomic<uint64_t> refusals{0};
+  return refusals;
+}
+
+}  // namespace internal
+
+PoolStats GetPoolStats() {
+  PoolStats stats;
+  stats.writers = internal::Writers().Stats();
+  stats.readers = internal::Readers().Stats();
+  auto sum = [&](uint64_t PoolCounters::*member) {
+    stats.*member = stats.writers.*member + stats.readers.*member;
+  };
+  for (auto member :
+       {&PoolCounters::created, &PoolCounters::reused, &PoolCounters::destroyed,
+        &PoolCounters::discarded, &PoolCounters::rejected_by_caps,
+        &PoolCounters::live, &PoolCounters::pooled, &PoolCounters::in_reserve,
+        &PoolCounters::pooled_bytes}) {
+    sum(member);
+  }
+  stats.size_limit_refusals =
+      internal::SizeLimitRefusals().load(std::memory_order_relaxed);
+  return stats;
+}
+
+std::string ToString(const PoolStats& stats) {
+  return absl::StrCat(internal::CountersToString(stats),
+                      " size_limit_refusals=", stats.size_limit_refusals,
+                      " writers{", internal::CountersToString(stats.writers),
+                      "} readers{", internal::CountersToString(stats.readers),
+                      "}");
+}
+
+PoolLimits GetPoolLimits() { return internal::Budget()->limits(); }
+
+void SetPoolLimits(const PoolLimits& limits) {
+  internal::Budget()->SetLimits(limits);
+}
+
+}  // namespace pooled_gzip

@@ -1,0 +1,51 @@
+// The process-wide pools of writers and readers behind the codec. They
+// share one idle budget, so PoolLimits bound them together.
+
+#ifndef POOLED_GZIP_SRC_CODEC_POOLS_H_
+#define POOLED_GZIP_SRC_CODEC_POOLS_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "codec/backend.h"
+#include "pool/context_pool.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+struct DeflaterPolicy {
+  using Context = Deflater;
+  using Key = DeflaterKey;
+  static Deflater* Create(const DeflaterKey& key) {
+    return NewDeflater(key).release();
+  }
+  static bool Reset(Deflater* deflater) { return deflater->Reset(); }
+  static size_t Bytes(const Deflater& deflater) { return deflater.HeapBytes(); }
+  static void Destroy(Deflater* deflater) { delete deflater; }
+};
+
+struct InflaterPolicy {
+  using Context = Inflater;
+  using Key = InflaterKey;
+  static Inflater* Create(const InflaterKey& key) {
+    return NewInflater(key).release();
+  }
+  static bool Reset(Inflater* inflater) { return inflater->Reset(); }
+  static size_t Bytes(const Inflater& inflater) { return inflater.HeapBytes(); }
+  static void Destroy(Inflater* inflater) { delete inflater; }
+};
+
+using WriterPool = ThreadLocalPool<DeflaterPolicy>;
+using ReaderPool = ThreadLocalPool<InflaterPolicy>;
+
+// Never destroyed, so thread exit can always return contexts to them.
+WriterPool& Writers();
+ReaderPool& Readers();
+
+// Messages refused for inflating past a size limit.
+std::atomic<uint64_t>& SizeLimitRefusals();
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_POOLS_H_

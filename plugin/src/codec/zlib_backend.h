@@ -1,0 +1,28 @@
+// The zlib backend: the reference implementation, and at level 6 the
+// exact bytes gRPC core produces (same windowBits, memLevel and strategy).
+
+#ifndef POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_
+#define POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_
+
+#include <memory>
+
+#include "codec/backend.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+// zlib levels 0..9; kDefaultLevel is zlib's own default, 6.
+inline constexpr int kZlibMinLevel = 0;
+inline constexpr int kZlibMaxLevel = 9;
+
+std::unique_ptr<Deflater> NewZlibDeflater(Format format, int level);
+std::unique_ptr<Inflater> NewZlibInflater(Format format);
+
+// zlib's windowBits for a format: 15 (32 KiB window, as gRPC core uses),
+// plus 16 for the gzip wrapper.
+int ZlibWindowBits(Format format);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_

@@ -1,0 +1,156 @@
+#include "call_config.h"
+
+#include <grpc/compression.h>
+#include <grpc/support/log.h>
+
+#include <cstring>
+
+#include "codec/codec.h"
+#include "grpc/byte_buffer_codec.h"
+#include "grpc/core_codec.h"
+#include "pooled_gzip/channel_args.h"
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+std::optional<int> IntArg(const grpc_arg& arg) {
+  if (arg.type != GRPC_ARG_INTEGER) {
+    gpr_log(GPR_ERROR, "pooled_gzip: channel arg %s must be an integer",
+            arg.key);
+    return std::nullopt;
+  }
+  return arg.value.integer;
+}
+
+std::optional<int> IntArgInRange(const grpc_arg& arg, int min, int max) {
+  std::optional<int> value = IntArg(arg);
+  if (value && (*value < min || *value > max)) {
+    gpr_log(GPR_ERROR, "pooled_gzip: channel arg %s=%d is outside %d..%d",
+            arg.key, *value, min, max);
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool IsKey(const grpc_arg& arg, const char* key) {
+  return std::strcmp(arg.key, key) == 0;
+}
+
+}  // namespace
+
+ChannelConfig ReadChannelConfig(const grpc_channel_args& args) {
+  ChannelConfig config;
+  std::optional<bool> per_message_compression;
+  bool minimal_stack = false;
+  for (size_t i = 0; i < args.num_args; ++i) {
+    const grpc_arg& arg = args.args[i];
+    if (arg.type != GRPC_ARG_INTEGER &&
+        std::strncmp(arg.key, "pooled_gzip.", 12) != 0) {
+      continue;
+    }
+    if (IsKey(arg, GRPC_COMPRESSION_CHANNEL_DEFAULT_ALGORITHM)) {
+      const int value = arg.value.integer;
+      if (value >= 0 && value < GRPC_COMPRESS_ALGORITHMS_COUNT) {
+        config.default_algorithm =
+            static_cast<grpc_compression_algorithm>(value);
+      }
+    } else if (IsKey(arg, GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET)) {
+      // Core always keeps "identity" enabled, whatever the bitset says.
+      config.enabled_algorithms = static_cast<uint32_t>(arg.value.integer) | 1u;
+    } else if (IsKey(arg, GRPC_ARG_ENABLE_PER_MESSAGE_COMPRESSION)) {
+      per_message_compression = arg.value.integer != 0;
+    } else if (IsKey(arg, GRPC_ARG_MINIMAL_STACK)) {
+      minimal_stack = arg.value.integer != 0;
+    } else if (IsKey(arg, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH)) {
+      config.max_send_message_length = arg.value.integer;
+    } else if (IsKey(arg, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH)) {
+      config.max_receive_message_length = arg.value.integer;
+    } else if (IsKey(arg, GRPC_COMPRESSION_CHANNEL_DEFAULT_LEVEL)) {
+      config.default_level_set = true;
+    } else if (IsKey(arg, kArgEnabled)) {
+      if (auto value = IntArgInRange(arg, 0, 1)) config.enabled = *value != 0;
+    } else if (IsKey(arg, kArgLevel)) {
+      if (auto value = IntArg(arg)) config.level = *value;
+    } else if (IsKey(arg, kArgMaxIdlePerThread)) {
+      if (auto value = IntArgInRange(arg, 0, 1 << 20)) {
+        config.max_idle_per_thread = *value;
+      }
+    } else if (IsKey(arg, kArgMaxPooledBytes)) {
+      if (auto value = IntArgInRange(arg, 0, INT32_MAX)) {
+        config.max_pooled_bytes = *value;
+      }
+    } else if (std::strncmp(arg.key, "pooled_gzip.", 12) == 0) {
+      gpr_log(GPR_ERROR, "pooled_gzip: unknown channel arg %s", arg.key);
+    }
+  }
+  // As core's http filters decide (http_filters_plugin.cc).
+  config.per_message_compression =
+      per_message_compression.value_or(!minimal_stack);
+  return config;
+}
+
+void ApplyProcessWideArgs(const ChannelConfig& config) {
+  if (config.max_idle_per_thread || config.max_pooled_bytes) {
+    PoolLimits limits = GetPoolLimits();
+    if (config.max_idle_per_thread) {
+      limits.max_idle_per_thread_per_key = *config.max_idle_per_thread;
+    }
+    if (config.max_pooled_bytes) {
+      limits.max_pooled_bytes = *config.max_pooled_bytes;
+    }
+    SetPoolLimits(limits);
+  }
+  if (config.level) {
+    CodecSettings settings = CurrentSettings();
+    settings.level = *config.level;
+    if (absl::Status status = SetSettings(settings); !status.ok()) {
+      gpr_log(GPR_ERROR, "pooled_gzip: channel arg %s ignored: %s", kArgLevel,
+              std::string(status.message()).c_str());
+    }
+  }
+  NoteReceiveLimit(config.max_receive_message_length.value_or(
+      GRPC_DEFAULT_MAX_RECV_MESSAGE_LENGTH));
+}
+
+bool WithinSendLimit(const ChannelConfig& config, size_t length) {
+  return !config.max_send_message_length ||
+         *config.max_send_message_length < 0 ||
+         length <= static_cast<size_t>(*config.max_send_message_length);
+}
+
+std::optional<Format> DecideCallFormat(
+    const ChannelConfig& config,
+    std::multimap<std::string, std::string>* initial_metadata) {
+  if (!config.enabled || !config.per_message_compression) {
+    return std::nullopt;
+  }
+  grpc_compression_algorithm algorithm = config.default_algorithm;
+  auto requested =
+      initial_metadata->find(GRPC_COMPRESSION_REQUEST_ALGORITHM_MD_KEY);
+  if (requested != initial_metadata->end()) {
+    if (initial_metadata->count(GRPC_COMPRESSION_REQUEST_ALGORITHM_MD_KEY) !=
+            1 ||
+        !grpc_compression_algorithm_parse(
+            grpc_slice_from_static_buffer(requested->second.data(),
+                                          requested->second.size()),
+            &algorithm)) {
+      return std::nullopt;
+    }
+  }
+  // Core silently falls back to no compression for a disabled algorithm.
+  if ((config.enabled_algorithms & (1u << algorithm)) == 0) {
+    return std::nullopt;
+  }
+  std::optional<Format> format = FormatOf(algorithm);
+  if (format && requested == initial_metadata->end()) {
+    const char* name = nullptr;
+    grpc_compression_algorithm_name(algorithm, &name);
+    initial_metadata->emplace(GRPC_COMPRESSION_REQUEST_ALGORITHM_MD_KEY, name);
+  }
+  return format;
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

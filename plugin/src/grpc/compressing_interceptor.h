@@ -1,0 +1,39 @@
+// The interceptor that compresses outgoing messages from the pool, shared by
+// the client and server sides.
+
+#ifndef POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
+#define POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
+
+#include <grpcpp/server_context.h>
+#include <grpcpp/support/interceptor.h>
+
+#include <memory>
+#include <optional>
+
+#include "grpc/call_config.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+class CompressingInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  // `server_context` is null on the client side.
+  CompressingInterceptor(std::shared_ptr<const ChannelConfig> config,
+                         grpc::ServerContextBase* server_context);
+
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override;
+
+ private:
+  // Compresses, decodes or leaves one outgoing message, per the call.
+  void PrepareMessage(grpc::ByteBuffer* message);
+
+  std::shared_ptr<const ChannelConfig> config_;
+  grpc::ServerContextBase* server_context_;
+  // Set once, when initial metadata goes out; nullopt leaves messages to core.
+  std::optional<Format> format_;
+};
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_

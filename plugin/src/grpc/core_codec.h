@@ -1,0 +1,57 @@
+// The core codec: pooled-gzip's definitions of gRPC 1.51's per-message
+// codec functions, grpc_msg_compress and grpc_msg_decompress, which gRPC's
+// compression filters call for every message of every call. While
+// installed they run on pooled writers and readers with core's exact
+// contract, so that core keeps making every decision; otherwise they
+// forward to libgrpc's own definitions.
+
+#ifndef POOLED_GZIP_SRC_GRPC_CORE_CODEC_H_
+#define POOLED_GZIP_SRC_GRPC_CORE_CODEC_H_
+
+#include <grpc/impl/codegen/compression_types.h>
+#include <grpc/slice_buffer.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace pooled_gzip {
+namespace internal {
+
+using MessageCodecFn = int (*)(grpc_compression_algorithm, grpc_slice_buffer*,
+                               grpc_slice_buffer*);
+
+// Core's contract (message_compress.cc, v1.51.1), served from the pools.
+// Compress: 1 with the stream appended to `output` iff it makes `output`
+// strictly shorter than `input`; else 0 with refs to `input` appended.
+// Decompress: 1 with the message appended iff `input` is exactly one valid
+// stream inflating to at most DecompressCap() bytes; else 0, `output` as
+// it was.
+int PooledCompress(grpc_compression_algorithm algorithm,
+                   grpc_slice_buffer* input, grpc_slice_buffer* output);
+int PooledDecompress(grpc_compression_algorithm algorithm,
+                     grpc_slice_buffer* input, grpc_slice_buffer* output);
+
+// libgrpc's own definitions, found through libgrpc's handle; null if this
+// process has none to find (gRPC linked statically, or not 1.51).
+struct StockCodec {
+  MessageCodecFn compress = nullptr;
+  MessageCodecFn decompress = nullptr;
+};
+const StockCodec& Stock();
+
+// Why the core codec is or is not active, for logs and tests.
+std::string CoreCodecExplanation();
+
+// The cap on one decompressed message: the explicit one if set, else the
+// largest receive limit noted (4 MiB, gRPC's default, if none).
+size_t DecompressCap();
+void SetExplicitDecompressCap(std::optional<size_t> cap);
+std::optional<size_t> ExplicitDecompressCap();
+// A channel's or server's max_receive_message_length; negative = unlimited.
+void NoteReceiveLimit(int max_receive_message_length);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_GRPC_CORE_CODEC_H_

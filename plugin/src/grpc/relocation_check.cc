@@ -1,0 +1,202 @@
+#include "grpc/relocation_check.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+struct Range {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+  bool Contains(const void* p) const {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    return a >= begin && a < end;
+  }
+};
+
+bool SegmentsContain(const dl_phdr_info& info, const void* p) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& header = info.dlpi_phdr[i];
+    if (header.p_type != PT_LOAD) continue;
+    const uintptr_t begin = info.dlpi_addr + header.p_vaddr;
+    if (a >= begin && a < begin + header.p_memsz) return true;
+  }
+  return false;
+}
+
+Range LoadedRange(const dl_phdr_info& info) {
+  Range range{UINTPTR_MAX, 0};
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& header = info.dlpi_phdr[i];
+    if (header.p_type != PT_LOAD) continue;
+    const uintptr_t begin = info.dlpi_addr + header.p_vaddr;
+    range.begin = std::min(range.begin, begin);
+    range.end = std::max<uintptr_t>(range.end, begin + header.p_memsz);
+  }
+  return range;
+}
+
+std::string BaseName(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  if (slash != nullptr) return slash + 1;
+  return *path != '\0' ? path : "<main>";
+}
+
+// "grpc_msg_compress" from "_Z17grpc_msg_compress26grpc_...": readable logs.
+std::string ShortName(const char* mangled) {
+  absl::string_view name(mangled);
+  if (!absl::ConsumePrefix(&name, "_Z")) return std::string(name);
+  size_t length = 0;
+  while (!name.empty() && absl::ascii_isdigit(name.front())) {
+    length = length * 10 + (name.front() - '0');
+    name.remove_prefix(1);
+  }
+  return std::string(name.substr(0, length));
+}
+
+std::string ObjectOf(const void* address) {
+  Dl_info info;
+  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "?";
+  return BaseName(info.dli_fname);
+}
+
+struct Scan {
+  const std::vector<const char*>* names;
+  const void* own_address;
+  LazySlotResolver resolve;
+  Range own;
+  SlotReport report;
+};
+
+// The dynamic section's tables of one object.
+struct DynamicTables {
+  const ElfW(Sym) * symbols = nullptr;
+  const char* strings = nullptr;
+  const ElfW(Rela) * tables[2] = {nullptr, nullptr};  // PLT, then data
+  size_t sizes[2] = {0, 0};
+};
+
+DynamicTables ReadDynamic(const dl_phdr_info& info) {
+  DynamicTables tables;
+  const ElfW(Dyn)* dynamic = nullptr;
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    if (info.dlpi_phdr[i].p_type == PT_DYNAMIC) {
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr +
+                                                   info.dlpi_phdr[i].p_vaddr);
+    }
+  }
+  if (dynamic == nullptr) return tables;
+  // The dynamic linker relocates most d_ptr entries in place; some objects
+  // (the vDSO) keep them relative.
+  auto address = [&](ElfW(Addr) p) {
+    return p < info.dlpi_addr ? p + info.dlpi_addr : p;
+  };
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    switch (d->d_tag) {
+      case DT_SYMTAB:
+        tables.symbols =
+            reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr));
+        break;
+      case DT_STRTAB:
+        tables.strings = reinterpret_cast<const char*>(address(d->d_un.d_ptr));
+        break;
+      case DT_JMPREL:
+        tables.tables[0] =
+            reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
+        break;
+      case DT_PLTRELSZ:
+        tables.sizes[0] = d->d_un.d_val;
+        break;
+      case DT_RELA:
+        tables.tables[1] =
+            reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
+        break;
+      case DT_RELASZ:
+        tables.sizes[1] = d->d_un.d_val;
+        break;
+    }
+  }
+  return tables;
+}
+
+int FindOwnRange(dl_phdr_info* info, size_t, void* data) {
+  auto* scan = static_cast<Scan*>(data);
+  if (!SegmentsContain(*info, scan->own_address)) return 0;
+  scan->own = LoadedRange(*info);
+  return 1;
+}
+
+int ScanObject(dl_phdr_info* info, size_t, void* data) {
+  auto* scan = static_cast<Scan*>(data);
+  if (SegmentsContain(*info, scan->own_address)) return 0;
+  const DynamicTables tables = ReadDynamic(*info);
+  if (tables.symbols == nullptr || tables.strings == nullptr) return 0;
+  for (int t = 0; t < 2; ++t) {
+    if (tables.tables[t] == nullptr) continue;
+    const size_t count = tables.sizes[t] / sizeof(ElfW(Rela));
+    for (size_t i = 0; i < count; ++i) {
+      const ElfW(Rela)& relocation = tables.tables[t][i];
+      const unsigned type = ELF64_R_TYPE(relocation.r_info);
+      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+      const ElfW(Sym)& symbol = tables.symbols[ELF64_R_SYM(relocation.r_info)];
+      const char* name = tables.strings + symbol.st_name;
+      const char* matched = nullptr;
+      for (const char* wanted : *scan->names) {
+        if (std::strcmp(name, wanted) == 0) matched = wanted;
+      }
+      if (matched == nullptr) continue;
+      void** slot =
+          reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
+      // A lazy slot still points into its own object's PLT.
+      auto lazy = [&] {
+        return type == R_X86_64_JUMP_SLOT && SegmentsContain(*info, *slot) &&
+               !(symbol.st_shndx != SHN_UNDEF &&
+                 *slot == reinterpret_cast<void*>(info->dlpi_addr +
+                                                  symbol.st_value));
+      };
+      if (lazy() && scan->resolve != nullptr) scan->resolve(*slot);
+      SlotReport& report = scan->report;
+      ++report.total;
+      std::string target;
+      if (scan->own.Contains(*slot)) {
+        ++report.to_us;
+        target = "pooled_gzip";
+      } else if (lazy()) {
+        ++report.lazy;
+        target = "unbound";
+      } else {
+        ++report.elsewhere;
+        target = ObjectOf(*slot);
+      }
+      absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
+                      BaseName(info->dlpi_name), ":", ShortName(name), "->",
+                      target);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+SlotReport CheckRelocationSlots(const std::vector<const char*>& mangled_names,
+                                const void* own_address,
+                                LazySlotResolver resolve) {
+  Scan scan{&mangled_names, own_address, resolve, {}, {}};
+  dl_iterate_phdr(FindOwnRange, &scan);
+  dl_iterate_phdr(ScanObject, &scan);
+  return scan.report;
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

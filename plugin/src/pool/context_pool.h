@@ -1,0 +1,351 @@
+// A bounded, thread-local pool of expensive-to-create contexts.
+//
+// Layer 1 of pooled-gzip: it knows nothing of zlib or gRPC. What a context is,
+// how it is created, reset, measured and destroyed comes from a Policy:
+//
+//   struct Policy {
+//     using Context = ...;   // the pooled type
+//     using Key = ...;       // contexts with different keys never mix;
+//                            // must be equality-comparable and copyable
+//     static Context* Create(const Key&);        // nullptr on failure
+//     static bool Reset(Context*);               // false: do not reuse
+//     static size_t Bytes(const Context&);       // heap owned right now
+//     static void Destroy(Context*);
+//   };
+//
+// Each thread keeps its own free list per key, so Acquire and release take no
+// lock; the only shared state is a handful of relaxed atomic counters. When a
+// thread exits, its idle contexts move to a shared reserve, which a thread
+// whose own list is empty checks (under a lock) before creating a context:
+// servers retire and start threads all the time (gRPC's sync server does),
+// and without the reserve every new thread would pay for new contexts.
+// Memory is bounded twice: at most `max_idle_per_thread_per_key` idle
+// contexts per thread and key, and at most `max_pooled_bytes` idle bytes in
+// an IdleBudget, which several pools may share, reserve included. Whatever
+// would exceed either cap is destroyed instead of pooled.
+//
+// A checkout is a std::unique_ptr whose deleter returns the context, so a
+// context goes back exactly once by construction. Code that saw the context
+// fail calls Discard() instead, which destroys it.
+
+#ifndef POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
+#define POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+// The caps, and the idle bytes counted against them, of one or more pools.
+class IdleBudget {
+ public:
+  explicit IdleBudget(const PoolLimits& limits = {}) { SetLimits(limits); }
+
+  void SetLimits(const PoolLimits& limits) {
+    max_idle_per_thread_per_key_.store(limits.max_idle_per_thread_per_key,
+                                       std::memory_order_relaxed);
+    max_pooled_bytes_.store(limits.max_pooled_bytes, std::memory_order_relaxed);
+  }
+
+  PoolLimits limits() const {
+    PoolLimits limits;
+    limits.max_idle_per_thread_per_key =
+        max_idle_per_thread_per_key_.load(std::memory_order_relaxed);
+    limits.max_pooled_bytes = max_pooled_bytes_.load(std::memory_order_relaxed);
+    return limits;
+  }
+
+  size_t max_idle_per_thread_per_key() const {
+    return max_idle_per_thread_per_key_.load(std::memory_order_relaxed);
+  }
+
+  // Claims `bytes` of the idle budget, or returns false.
+  bool Claim(size_t bytes) {
+    const uint64_t cap = max_pooled_bytes_.load(std::memory_order_relaxed);
+    uint64_t current = pooled_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (current + bytes > cap) return false;
+    } while (!pooled_bytes_.compare_exchange_weak(current, current + bytes,
+                                                  std::memory_order_relaxed));
+    return true;
+  }
+
+  void Release(size_t bytes) {
+    pooled_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<size_t> max_idle_per_thread_per_key_{0};
+  std::atomic<size_t> max_pooled_bytes_{0};
+  std::atomic<uint64_t> pooled_bytes_{0};
+};
+
+template <typename Policy>
+class ThreadLocalPool {
+ public:
+  using Context = typename Policy::Context;
+  using Key = typename Policy::Key;
+
+  class Returner {
+   public:
+    Returner() = default;
+    Returner(ThreadLocalPool* pool, Key key) : pool_(pool), key_(key) {}
+    void operator()(Context* context) const { pool_->Release(key_, context); }
+
+   private:
+    ThreadLocalPool* pool_ = nullptr;
+    Key key_{};
+  };
+
+  // A checked-out context; destroying the handle returns it to this thread's
+  // free list. Must not outlive the pool.
+  using Handle = std::unique_ptr<Context, Returner>;
+
+  explicit ThreadLocalPool(PoolLimits limits = {})
+      : ThreadLocalPool(std::make_shared<IdleBudget>(limits)) {}
+  explicit ThreadLocalPool(std::shared_ptr<IdleBudget> budget)
+      : shared_(std::make_shared<Shared>(std::move(budget))) {}
+
+  // This thread's idle contexts and the reserve are destroyed now; other
+  // threads' when they exit.
+  ~ThreadLocalPool() {
+    if (LocalCache* cache = LocalCache::Get()) cache->DropPool(shared_.get());
+    shared_->CloseReserve();
+  }
+
+  ThreadLocalPool(const ThreadLocalPool&) = delete;
+  ThreadLocalPool& operator=(const ThreadLocalPool&) = delete;
+
+  // Returns an idle context for `key` from this thread or the reserve, or a
+  // new one. A null handle means the policy could not create a context.
+  Handle Acquire(const Key& key) {
+    LocalCache* cache = LocalCache::Get();
+    Context* context = nullptr;
+    if (cache != nullptr) {
+      std::vector<Context*>& idle = cache->IdleList(shared_, key);
+      if (!idle.empty()) {
+        context = idle.back();
+        idle.pop_back();
+      }
+    }
+    if (context == nullptr) context = shared_->Adopt(key);
+    if (context != nullptr) {
+      shared_->Unpool(*context);
+      shared_->reused.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      context = Policy::Create(key);
+      if (context == nullptr) return Handle(nullptr, Returner(this, key));
+      shared_->created.fetch_add(1, std::memory_order_relaxed);
+    }
+    return Handle(context, Returner(this, key));
+  }
+
+  // Destroys a context that saw an error, so that it is never reused.
+  void Discard(Handle handle) {
+    Context* context = handle.release();
+    if (context == nullptr) return;
+    shared_->discarded.fetch_add(1, std::memory_order_relaxed);
+    shared_->Destroy(context);
+  }
+
+  // Caps apply to contexts released from now on; idle ones are not trimmed.
+  // With a shared budget, this sets the caps of every pool sharing it.
+  void SetLimits(const PoolLimits& limits) {
+    shared_->budget->SetLimits(limits);
+  }
+
+  PoolLimits limits() const { return shared_->budget->limits(); }
+
+  PoolCounters Stats() const {
+    PoolCounters stats;
+    stats.created = shared_->created.load(std::memory_order_relaxed);
+    stats.reused = shared_->reused.load(std::memory_order_relaxed);
+    stats.destroyed = shared_->destroyed.load(std::memory_order_relaxed);
+    stats.discarded = shared_->discarded.load(std::memory_order_relaxed);
+    stats.rejected_by_caps = shared_->rejected.load(std::memory_order_relaxed);
+    stats.pooled = shared_->pooled.load(std::memory_order_relaxed);
+    stats.in_reserve = shared_->reserve_size.load(std::memory_order_relaxed);
+    stats.pooled_bytes = shared_->pooled_bytes.load(std::memory_order_relaxed);
+    stats.live = stats.created - stats.destroyed;
+    return stats;
+  }
+
+ private:
+  // Outlives the pool object while any thread still holds idle contexts for
+  // it, so that thread exit can always account for what it destroys.
+  struct Shared {
+    explicit Shared(std::shared_ptr<IdleBudget> idle_budget)
+        : budget(std::move(idle_budget)) {}
+
+    void Destroy(Context* context) {
+      Policy::Destroy(context);
+      destroyed.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    // Takes an idle context out of the books.
+    void Unpool(const Context& context) {
+      const size_t bytes = Policy::Bytes(context);
+      budget->Release(bytes);
+      pooled_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+      pooled.fetch_sub(1, std::memory_order_relaxed);
+    }
+
+    void DestroyIdle(Context* context) {
+      Unpool(*context);
+      Destroy(context);
+    }
+
+    // An exiting thread's idle context; it stays counted as pooled.
+    void Park(const Key& key, Context* context) {
+      {
+        std::lock_guard<std::mutex> lock(reserve_mutex);
+        if (!reserve_closed) {
+          reserve.emplace_back(key, context);
+          reserve_size.fetch_add(1, std::memory_order_relaxed);
+          return;
+        }
+      }
+      DestroyIdle(context);
+    }
+
+    // An idle context for `key` from the reserve, or null. Takes the lock
+    // only when the reserve is not empty.
+    Context* Adopt(const Key& key) {
+      if (reserve_size.load(std::memory_order_relaxed) == 0) return nullptr;
+      std::lock_guard<std::mutex> lock(reserve_mutex);
+      for (auto it = reserve.begin(); it != reserve.end(); ++it) {
+        if (it->first == key) {
+          Context* context = it->second;
+          reserve.erase(it);
+          reserve_size.fetch_sub(1, std::memory_order_relaxed);
+          return context;
+        }
+      }
+      return nullptr;
+    }
+
+    // The pool is gone: destroys the reserve and whatever is parked later.
+    void CloseReserve() {
+      std::vector<std::pair<Key, Context*>> parked;
+      {
+        std::lock_guard<std::mutex> lock(reserve_mutex);
+        reserve_closed = true;
+        parked.swap(reserve);
+        reserve_size.store(0, std::memory_order_relaxed);
+      }
+      for (auto& [key, context] : parked) DestroyIdle(context);
+    }
+
+    const std::shared_ptr<IdleBudget> budget;
+    std::atomic<uint64_t> created{0};
+    std::atomic<uint64_t> reused{0};
+    std::atomic<uint64_t> destroyed{0};
+    std::atomic<uint64_t> discarded{0};
+    std::atomic<uint64_t> rejected{0};
+    std::atomic<uint64_t> pooled{0};
+    std::atomic<uint64_t> pooled_bytes{0};
+
+    std::mutex reserve_mutex;
+    std::vector<std::pair<Key, Context*>> reserve;  // guarded
+    bool reserve_closed = false;                    // guarded
+    std::atomic<uint64_t> reserve_size{0};
+  };
+
+  // This thread's idle contexts, for every pool of this Policy type.
+  class LocalCache {
+   public:
+    // Null while this thread is exiting and its cache is already gone:
+    // thread_local objects built before the cache are destroyed after it,
+    // and may still hold handles.
+    static LocalCache* Get() {
+      if (Gone()) return nullptr;
+      static thread_local LocalCache cache;
+      return &cache;
+    }
+
+    ~LocalCache() {
+      Gone() = true;
+      for (Slot& slot : slots_) {
+        for (Context* context : slot.idle) slot.shared->Park(slot.key, context);
+      }
+    }
+
+    std::vector<Context*>& IdleList(const std::shared_ptr<Shared>& shared,
+                                    const Key& key) {
+      for (Slot& slot : slots_) {
+        if (slot.shared.get() == shared.get() && slot.key == key) {
+          return slot.idle;
+        }
+      }
+      slots_.push_back(Slot{shared, key, {}});
+      return slots_.back().idle;
+    }
+
+    void DropPool(Shared* shared) {
+      auto owned_by_pool = [shared](const Slot& slot) {
+        return slot.shared.get() == shared;
+      };
+      for (Slot& slot : slots_) {
+        if (!owned_by_pool(slot)) continue;
+        for (Context* context : slot.idle) shared->DestroyIdle(context);
+        slot.idle.clear();
+      }
+      slots_.erase(std::remove_if(slots_.begin(), slots_.end(), owned_by_pool),
+                   slots_.end());
+    }
+
+   private:
+    // Trivially destructible, so it can still be read after the cache died.
+    static bool& Gone() {
+      static thread_local bool gone = false;
+      return gone;
+    }
+
+    struct Slot {
+      std::shared_ptr<Shared> shared;
+      Key key;
+      std::vector<Context*> idle;
+    };
+    std::vector<Slot> slots_;
+  };
+
+  void Release(const Key& key, Context* context) {
+    if (!Policy::Reset(context)) {
+      shared_->discarded.fetch_add(1, std::memory_order_relaxed);
+      shared_->Destroy(context);
+      return;
+    }
+    LocalCache* cache = LocalCache::Get();
+    if (cache == nullptr) {  // this thread is exiting
+      shared_->Destroy(context);
+      return;
+    }
+    std::vector<Context*>& idle = cache->IdleList(shared_, key);
+    const size_t bytes = Policy::Bytes(*context);
+    if (idle.size() >= shared_->budget->max_idle_per_thread_per_key() ||
+        !shared_->budget->Claim(bytes)) {
+      shared_->rejected.fetch_add(1, std::memory_order_relaxed);
+      shared_->Destroy(context);
+      return;
+    }
+    shared_->pooled_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    shared_->pooled.fetch_add(1, std::memory_order_relaxed);
+    idle.push_back(context);
+  }
+
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_

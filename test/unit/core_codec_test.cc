@@ -1,0 +1,328 @@
+// The core codec against libgrpc's own grpc_msg_compress/decompress, found
+// through libgrpc's handle: the same return values and the same output
+// bytes on every case, including the edges of core's contract.
+
+#include "grpc/core_codec.h"
+
+#include <grpc/grpc.h>
+#include <grpc/slice.h>
+#include <grpc/slice_buffer.h>
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pooled_gzip/pooled_gzip.h"
+
+namespace pooled_gzip::internal {
+namespace {
+
+constexpr grpc_compression_algorithm kAlgorithms[] = {
+    GRPC_COMPRESS_NONE, GRPC_COMPRESS_DEFLATE, GRPC_COMPRESS_GZIP};
+
+// How a message is cut into slices, as the transport may hand it over.
+enum class Slicing {
+  kNone,
+  kOne,
+  kRandomCuts,
+  kEmptySlicesMixedIn,
+  kBytes,
+  kFrames
+};
+constexpr Slicing kSlicings[] = {
+    Slicing::kNone,       Slicing::kOne,
+    Slicing::kRandomCuts, Slicing::kEmptySlicesMixedIn,
+    Slicing::kBytes,      Slicing::kFrames};
+
+class SliceBuffer {
+ public:
+  SliceBuffer() { grpc_slice_buffer_init(&buffer_); }
+  ~SliceBuffer() { grpc_slice_buffer_destroy(&buffer_); }
+  SliceBuffer(const SliceBuffer&) = delete;
+  SliceBuffer& operator=(const SliceBuffer&) = delete;
+
+  grpc_slice_buffer* get() { return &buffer_; }
+
+  void Add(absl::string_view bytes) {
+    grpc_slice_buffer_add_indexed(
+        &buffer_, grpc_slice_from_copied_buffer(bytes.data(), bytes.size()));
+  }
+
+  void Fill(absl::string_view data, Slicing slicing, std::mt19937* rng) {
+    if (slicing == Slicing::kNone && data.empty()) return;
+    if (slicing == Slicing::kOne || slicing == Slicing::kNone) {
+      Add(data);
+      return;
+    }
+    size_t pos = 0;
+    if (data.empty()) Add("");
+    while (pos < data.size()) {
+      size_t n = 1;
+      switch (slicing) {
+        case Slicing::kBytes:
+          n = data.size() > 4096 ? 1 + (*rng)() % 97 : 1;
+          break;
+        case Slicing::kFrames:
+          n = 16384 - 9 + (*rng)() % 19;
+          break;
+        default:
+          n = 1 + (*rng)() % std::max<size_t>(1, data.size() / 3);
+      }
+      n = std::min(n, data.size() - pos);
+      if (slicing == Slicing::kEmptySlicesMixedIn && (*rng)() % 3 == 0) Add("");
+      Add(data.substr(pos, n));
+      pos += n;
+    }
+    if (slicing == Slicing::kEmptySlicesMixedIn) Add("");
+  }
+
+  std::string Flat() const {
+    std::string flat;
+    for (size_t i = 0; i < buffer_.count; ++i) {
+      flat.append(reinterpret_cast<const char*>(
+                      GRPC_SLICE_START_PTR(buffer_.slices[i])),
+                  GRPC_SLICE_LENGTH(buffer_.slices[i]));
+    }
+    return flat;
+  }
+
+ private:
+  grpc_slice_buffer buffer_;
+};
+
+std::string Words(size_t size, uint32_t seed) {
+  static const char* const kWords[] = {"request", "user",  "status", "ok",
+                                       "latency", "cache", "gzip",   "proto",
+                                       "stream",  "id",    "true",   "bytes"};
+  std::mt19937 rng(seed);
+  std::string text;
+  while (text.size() < size) {
+    text += kWords[rng() % 12];
+    text += ' ';
+  }
+  text.resize(size);
+  return text;
+}
+
+std::string RandomBytes(size_t size, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string bytes(size, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng());
+  return bytes;
+}
+
+std::vector<std::string> Messages() {
+  std::vector<std::string> messages = {"", "x", std::string(100, 'a')};
+  for (size_t size : {6, 7, 8, 18, 19, 20, 21, 22, 25, 40, 1000, 1024, 16384,
+                      65536, 200000}) {
+    messages.push_back(Words(size, static_cast<uint32_t>(size)));
+  }
+  messages.push_back(RandomBytes(1024, 1));
+  messages.push_back(RandomBytes(70000, 2));
+  messages.push_back(std::string(256 << 10, '\0'));
+  return messages;
+}
+
+struct Outcome {
+  int result;
+  std::string output;
+  bool operator==(const Outcome& other) const {
+    return result == other.result && output == other.output;
+  }
+};
+
+// Runs `fn` on `input` cut by `slicing`, with bytes already in `output` as
+// core allows.
+Outcome RunCodec(MessageCodecFn fn, grpc_compression_algorithm algorithm,
+                 absl::string_view input, Slicing slicing, uint32_t seed) {
+  std::mt19937 rng(seed);
+  SliceBuffer in;
+  in.Fill(input, slicing, &rng);
+  SliceBuffer out;
+  out.Add("PRE");
+  const int result = fn(algorithm, in.get(), out.get());
+  return {result, out.Flat()};
+}
+
+// Streams stock produced, and what a peer might send instead of them.
+std::vector<std::string> Variants(const std::string& stream,
+                                  grpc_compression_algorithm algorithm) {
+  std::vector<std::string> variants = {stream};
+  if (stream.empty()) return variants;
+  for (size_t cut : {size_t{1}, stream.size() / 2, stream.size() - 1}) {
+    if (cut < stream.size()) variants.push_back(stream.substr(0, cut));
+  }
+  variants.push_back(stream + "x");     // trailing data
+  variants.push_back(stream + stream);  // two members
+  std::string flipped = stream;
+  flipped[flipped.size() / 2] ^= 0x55;
+  variants.push_back(flipped);
+  std::string bad_trailer = stream;
+  bad_trailer.back() ^= 1;
+  variants.push_back(bad_trailer);
+  if (stream.size() <= 10) return variants;
+  // The other wrapper around the same data.
+  const std::string other =
+      algorithm == GRPC_COMPRESS_GZIP
+          ? std::string("\x78\x9c") + stream.substr(10)
+          : std::string("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10) + stream.substr(2);
+  variants.push_back(other);
+  return variants;
+}
+
+class CoreCodecTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NE(Stock().compress, nullptr) << "libgrpc's definition not found";
+    ASSERT_NE(Stock().decompress, nullptr);
+    ASSERT_NE(Stock().compress, &PooledCompress);
+  }
+};
+
+// Runs every case up to `max_size` once; returns the number of mismatches
+// (details logged).
+int CompareAll(uint32_t seed, size_t max_size = ~size_t{0},
+               int* comparisons = nullptr) {
+  int mismatches = 0;
+  int compared = 0;
+  int index = 0;
+  for (const std::string& message : Messages()) {
+    if (message.size() > max_size) continue;
+    for (grpc_compression_algorithm algorithm : kAlgorithms) {
+      for (Slicing slicing : kSlicings) {
+        const uint32_t case_seed = seed + index++;
+        const Outcome stock =
+            RunCodec(Stock().compress, algorithm, message, slicing, case_seed);
+        const Outcome pooled =
+            RunCodec(&PooledCompress, algorithm, message, slicing, case_seed);
+        ++compared;
+        if (!(stock == pooled)) {
+          ++mismatches;
+          ADD_FAILURE() << "compress: algorithm " << algorithm << ", "
+                        << message.size() << " B, slicing "
+                        << static_cast<int>(slicing) << ": stock "
+                        << stock.result << "/" << stock.output.size()
+                        << " B, pooled " << pooled.result << "/"
+                        << pooled.output.size() << " B";
+        }
+        if (slicing != Slicing::kOne) continue;
+        const std::string stream = stock.output.substr(3);
+        for (const std::string& variant : Variants(stream, algorithm)) {
+          for (Slicing cut : kSlicings) {
+            const Outcome stock_in = RunCodec(Stock().decompress, algorithm,
+                                              variant, cut, case_seed);
+            const Outcome pooled_in =
+                RunCodec(&PooledDecompress, algorithm, variant, cut, case_seed);
+            ++compared;
+            if (!(stock_in == pooled_in)) {
+              ++mismatches;
+              ADD_FAILURE()
+                  << "decompress: algorithm " << algorithm << ", "
+                  << variant.size() << " B stream, slicing "
+                  << static_cast<int>(cut) << ": stock " << stock_in.result
+                  << ", pooled " << pooled_in.result;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (comparisons != nullptr) *comparisons = compared;
+  return mismatches;
+}
+
+TEST_F(CoreCodecTest, SameResultsAndBytesAsLibgrpc) {
+  int comparisons = 0;
+  EXPECT_EQ(CompareAll(1, ~size_t{0}, &comparisons), 0);
+  std::cout << "  " << comparisons << " cases compared with libgrpc\n";
+  EXPECT_GT(comparisons, 3000);
+}
+
+// Pooled contexts shared out per thread must not leak state between
+// threads; the small messages are enough to interleave many calls.
+TEST_F(CoreCodecTest, SameResultsFromManyThreads) {
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(3, -1);
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([t, &mismatches] {
+      mismatches[t] = CompareAll(100 * t, /*max_size=*/20000);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int m : mismatches) EXPECT_EQ(m, 0);
+}
+
+TEST_F(CoreCodecTest, InvalidAlgorithmLikeCore) {
+  const auto invalid = GRPC_COMPRESS_ALGORITHMS_COUNT;
+  const std::string message = Words(1000, 3);
+  EXPECT_EQ(RunCodec(&PooledCompress, invalid, message, Slicing::kOne, 0),
+            RunCodec(Stock().compress, invalid, message, Slicing::kOne, 0));
+  EXPECT_EQ(RunCodec(&PooledDecompress, invalid, message, Slicing::kOne, 0),
+            RunCodec(Stock().decompress, invalid, message, Slicing::kOne, 0));
+}
+
+TEST_F(CoreCodecTest, FullOutputBufferLikeCore) {
+  // Core counts what the output already holds: a long prefix turns a
+  // compressible message into "not smaller".
+  const std::string message = Words(2000, 5);
+  for (size_t prefix : {size_t{0}, size_t{500}, size_t{1900}, size_t{3000}}) {
+    for (MessageCodecFn fn : {Stock().compress, &PooledCompress}) {
+      SliceBuffer in;
+      in.Add(message);
+      SliceBuffer out;
+      out.Add(std::string(prefix, 'p'));
+      const int result = fn(GRPC_COMPRESS_GZIP, in.get(), out.get());
+      EXPECT_EQ(result, prefix < 1900 ? 1 : 0) << "prefix " << prefix;
+      if (result == 0) EXPECT_EQ(out.Flat().substr(prefix), message);
+    }
+  }
+}
+
+TEST_F(CoreCodecTest, CapRefusesLargerMessagesOnly) {
+  const std::string message = std::string(5000, 'z');
+  const Outcome compressed =
+      RunCodec(Stock().compress, GRPC_COMPRESS_GZIP, message, Slicing::kOne, 0);
+  ASSERT_EQ(compressed.result, 1);
+  const std::string stream = compressed.output.substr(3);
+
+  SetExplicitDecompressCap(5000);
+  EXPECT_EQ(
+      RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream, Slicing::kOne, 0),
+      (Outcome{1, "PRE" + message}));
+  SetExplicitDecompressCap(4999);
+  const uint64_t refusals = GetPoolStats().size_limit_refusals;
+  EXPECT_EQ(RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream,
+                     Slicing::kRandomCuts, 0),
+            (Outcome{0, "PRE"}));
+  EXPECT_EQ(GetPoolStats().size_limit_refusals, refusals + 1);
+  SetExplicitDecompressCap(std::nullopt);
+}
+
+TEST(DecompressCapTest, DerivedFromTheLargestReceiveLimit) {
+  SetExplicitDecompressCap(std::nullopt);
+  EXPECT_EQ(DecompressCap(), size_t{4} << 20);  // gRPC's default
+  NoteReceiveLimit(64 << 20);
+  EXPECT_EQ(DecompressCap(), size_t{64} << 20);
+  NoteReceiveLimit(1 << 20);
+  EXPECT_EQ(DecompressCap(), size_t{64} << 20);
+  SetExplicitDecompressCap(123);
+  EXPECT_EQ(DecompressCap(), 123u);
+  SetExplicitDecompressCap(std::nullopt);
+  NoteReceiveLimit(-1);
+  EXPECT_EQ(DecompressCap(), std::numeric_limits<size_t>::max());
+}
+
+TEST(InstallTest, ActiveWhenLinkedThroughTheCMakeTarget) {
+  EXPECT_TRUE(InstallCoreCodec()) << CoreCodecExplanation();
+  EXPECT_TRUE(CoreCodecActive());
+  EXPECT_TRUE(InstallCoreCodec());  // idempotent
+}
+
+}  // namespace
+}  // namespace pooled_gzip::internal
