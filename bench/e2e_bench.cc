@@ -74,6 +74,8 @@ ABSL_FLAG(int, load_threads, 32,
 ABSL_FLAG(std::string, load_kind, "proto", "Payload kind of the load cell.");
 ABSL_FLAG(int, load_size, 65536, "Payload size of the load cell.");
 ABSL_FLAG(int, load_budget_ms, 1000, "Time per setup per load repetition.");
+ABSL_FLAG(int, load_warmup_ms, 500,
+          "Unrecorded load run per setup before the load cell.");
 ABSL_FLAG(bool, fresh_pairs, true,
           "Start a new server and client process for every run. A process "
           "pair on a busy machine can sit in a slow state (how the "
@@ -234,7 +236,7 @@ bool ClientRun(Peers& peers, const Cell& cell, int duration_ms,
 // (round trips that failed are counted in the rows, not here).
 bool RunInterleaved(const PeerConfig& config,
                     std::vector<std::unique_ptr<Peers>>& peers,
-                    const Cell& cell, int reps, int budget_ms,
+                    const Cell& cell, int reps, int budget_ms, int warmup_ms,
                     std::vector<Row>* rows) {
   const int count = static_cast<int>(peers.size());
   echo::EchoRequest request;
@@ -259,7 +261,7 @@ bool RunInterleaved(const PeerConfig& config,
       // except for errors.
       if (config.fresh || rep == 0) {
         RunResult warm;
-        if (!ClientRun(pair, cell, absl::GetFlag(FLAGS_warmup_ms), 2, &warm)) {
+        if (!ClientRun(pair, cell, warmup_ms, 2, &warm)) {
           return false;
         }
         if (warm.errors > 0 && row.total.errors == 0) {
@@ -367,9 +369,11 @@ int Orchestrate() {
 
   std::vector<Row> all_rows;
   uint64_t errors = 0;
-  auto run_cell = [&](const Cell& cell, int budget_ms) {
+  auto run_cell = [&](const PeerConfig& config, const Cell& cell, int budget_ms,
+                      int warmup_ms) {
     std::vector<Row> rows;
-    if (!RunInterleaved(config, peers, cell, info.reps, budget_ms, &rows)) {
+    if (!RunInterleaved(config, peers, cell, info.reps, budget_ms, warmup_ms,
+                        &rows)) {
       return false;
     }
     PrintCell(rows);
@@ -380,9 +384,24 @@ int Orchestrate() {
     return true;
   };
   for (const Cell& cell : cells) {
-    if (!run_cell(cell, info.budget_ms)) return 1;
+    if (!run_cell(config, cell, info.budget_ms,
+                  absl::GetFlag(FLAGS_warmup_ms))) {
+      return 1;
+    }
   }
-  if (load_cell && !run_cell(*load_cell, info.load_budget_ms)) return 1;
+  if (load_cell) {
+    // Throughput is a steady-state figure: new server processes, warmed up
+    // once for longer, then kept over the repetitions. A server's first
+    // second (threads spawned, heap grown, every thread's first contexts)
+    // would otherwise weigh on each repetition, the pooled setups' most.
+    for (auto& p : peers) StopPeers(p.get());
+    PeerConfig steady = config;
+    steady.fresh = false;
+    if (!run_cell(steady, *load_cell, info.load_budget_ms,
+                  absl::GetFlag(FLAGS_load_warmup_ms))) {
+      return 1;
+    }
+  }
   for (auto& p : peers) StopPeers(p.get());
 
   const std::string out = absl::GetFlag(FLAGS_out);

@@ -107,6 +107,7 @@ elseif(STEP STREQUAL "e2e")
   run("${BINARY}" --sizes=1024 --kinds=proto
     --setups=none,stock,zlib-6,libdeflate,isal-1 --reps=1 --budget_ms=20
     --warmup_ms=5 --min_messages=2 --load_threads=4 --load_budget_ms=40
+    --load_warmup_ms=10
     "--out=${json_file}")
   file(READ "${json_file}" json)
   json_length(count "${json}" rows)

@@ -10,7 +10,8 @@
 #      ISA-L-1, the library's default and the recommended one, per payload
 #      kind and size, interleaved, then server throughput under 32
 #      concurrent streams at 64 KiB;
-#   4. the small sizes again with glibc's trim threshold raised;
+#   4. the small sizes and the load again with glibc's trim threshold
+#      raised;
 # and writes results/benchmarks.md and results/benchmarks.png, raw JSON in
 # results/raw/. About 8 minutes on a 2-core machine, plus the build if there
 # is none.
@@ -18,7 +19,7 @@
 #   scripts/run_benchmarks.sh [--quick]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
-# pipeline in about 2 minutes (figures are then too noisy to quote).
+# pipeline in under a minute (figures are then too noisy to quote).
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc).
 
@@ -129,14 +130,15 @@ log "e2e_bench, glibc malloc defaults"
   --load_budget_ms="$load_budget_ms" --out="$raw/e2e_bench.json" \
   | tee "$raw/e2e_bench.log"
 
-# A common malloc tuning for servers, to show what pooling saves beyond it.
-# Small sizes only: that is where trimming matters.
+# A common malloc tuning for servers, to show what pooling saves beyond it:
+# the small sizes, where trimming matters, and the load cell, where every
+# setup's 64 KiB buffers otherwise fault their pages back in per message.
 log "e2e_bench, trim threshold raised"
 MALLOC_TRIM_THRESHOLD_=1073741824 "$build/bench/e2e_bench" \
   --sizes=1,1024 --kinds=proto \
-  --setups="none,stock,default,isal-1${recommended:+,$recommended}" \
+  --setups="none,stock,zlib-6,libdeflate,isal-1,default${recommended:+,$recommended}" \
   --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
-  --load_threads=0 --label="trim threshold raised" \
+  --load_budget_ms="$load_budget_ms" --label="trim threshold raised" \
   --out="$raw/e2e_bench_trim_raised.json" \
   | tee "$raw/e2e_bench_trim_raised.log"
 

@@ -144,6 +144,9 @@ TEST(PluginOnTheWire, RawModeRepliesAreNotCompressedTwice) {
 }
 
 TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
+  Options zlib;
+  zlib.backend = Backend::kZlib;
+  ASSERT_TRUE(Configure(zlib).ok());
   RawServer raw = StartRawServer(/*with_plugin=*/false);
   const EchoRequest request = Request(64 * 1024);
   // What plain zlib makes of the serialized request at each level.

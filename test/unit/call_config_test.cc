@@ -13,6 +13,7 @@
 #include "codec/codec.h"
 #include "grpc/core_codec.h"
 #include "pooled_gzip/channel_args.h"
+#include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip::internal {
@@ -114,6 +115,31 @@ TEST(ApplyProcessWideArgs, LevelIsProcessWide) {
   ApplyProcessWideArgs(config);
   EXPECT_EQ(CurrentSettings().level, 2);
   ASSERT_TRUE(SetSettings(original).ok());
+}
+
+TEST(Configure, EveryBackendAndLevelRoundTrips) {
+  const Options original = GetOptions();
+  EXPECT_EQ(Options().backend, Backend::kLibdeflate);  // the default
+  for (Backend backend :
+       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+    for (int level : {kDefaultLevel, 1, 3}) {
+      Options options;
+      options.backend = backend;
+      options.level = level;
+      options.max_decompressed_bytes = 1000 + level;
+      ASSERT_TRUE(Configure(options).ok());
+      EXPECT_EQ(GetOptions().backend, backend);
+      EXPECT_EQ(GetOptions().level, level);
+      EXPECT_EQ(GetOptions().max_decompressed_bytes, 1000u + level);
+      EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, backend);
+    }
+  }
+  Options bad;
+  bad.backend = Backend::kIsal;
+  bad.level = 4;
+  EXPECT_EQ(Configure(bad).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GetOptions().backend, Backend::kIsal);  // unchanged
+  ASSERT_TRUE(Configure(original).ok());
 }
 
 TEST(ApplyProcessWideArgs, ChangesOnlyTheCapsGiven) {

@@ -32,7 +32,10 @@ enum class Backend {
 inline constexpr int kDefaultLevel = -1;
 
 struct Options {
-  Backend backend = Backend::kZlib;
+  // libdeflate 6: measured on protobuf records, JSON and source text, the
+  // fastest choice whose messages stay within 5% of zlib-6's size (README,
+  // Backends).
+  Backend backend = Backend::kLibdeflate;
   // Levels are the backend's own; higher is slower and smaller.
   //   zlib 0..9: 0 stores without compressing, 1 fastest, 9 smallest.
   //   libdeflate 0..12: 0 stores; 1..9 mean roughly what zlib's do (8 and 9

@@ -26,8 +26,10 @@ std::atomic<uint32_t>& PackedSettings() {
   return settings;
 }
 
+// Bit 16 marks settings as set, so that every backend and level, zlib's
+// default included, differs from "never configured" (0).
 uint32_t Pack(const internal::CodecSettings& settings) {
-  return (static_cast<uint32_t>(settings.backend) << 8) |
+  return (1u << 16) | (static_cast<uint32_t>(settings.backend) << 8) |
          static_cast<uint32_t>(settings.level + 1);
 }
 
@@ -116,7 +118,7 @@ namespace internal {
 CodecSettings CurrentSettings() {
   const uint32_t packed = PackedSettings().load(std::memory_order_relaxed);
   if (packed == 0) return CodecSettings{};
-  return CodecSettings{static_cast<Backend>(packed >> 8),
+  return CodecSettings{static_cast<Backend>((packed >> 8) & 0xff),
                        static_cast<int>(packed & 0xff) - 1};
 }
 

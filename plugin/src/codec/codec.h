@@ -53,7 +53,7 @@ namespace internal {
 // The process-wide backend and level (pooled_gzip::Configure), for every
 // path that compresses: the core codec, the interceptor and raw mode.
 struct CodecSettings {
-  Backend backend = Backend::kZlib;
+  Backend backend = Options().backend;
   int level = kDefaultLevel;
 };
 CodecSettings CurrentSettings();
