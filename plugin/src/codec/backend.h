@@ -57,8 +57,7 @@ struct DeflaterKey {
   Format format = Format::kGzip;
   int level = 0;  // resolved: never kDefaultLevel
   friend bool operator==(const DeflaterKey& a, const DeflaterKey& b) {
-    return a.backend == b.backend && a.format == b.format &&
-           a.level == b.level;
+    return a.backend == b.backend && a.format == b.format && a.level == b.level;
   }
 };
 
