@@ -1,5 +1,7 @@
 #include "peers.h"
 
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 
 namespace pooled_gzip::interop {
@@ -52,9 +54,19 @@ const std::vector<std::string>& EchoRpcs() {
   return *rpcs;
 }
 
+// The backend the pooled programs compress with: the library's default, or
+// POOLED_GZIP_INTEROP_BACKEND, so that CTest runs the suite once per backend.
+Command WithBackend(Command command) {
+  const char* backend = std::getenv("POOLED_GZIP_INTEROP_BACKEND");
+  if (backend != nullptr && *backend != '\0') {
+    command.push_back(absl::StrCat("--backend=", backend));
+  }
+  return command;
+}
+
 Command PooledEchoServer(const std::string& default_compression) {
-  return {kEchoServer, "--port=0", "--mode=pooled",
-          "--compression=" + default_compression};
+  return WithBackend({kEchoServer, "--port=0", "--mode=pooled",
+                      "--compression=" + default_compression});
 }
 
 Command PeerEchoServer(Peer peer) {
@@ -80,10 +92,14 @@ std::vector<Command> ExampleClientRuns(const std::string& mode,
   std::vector<Command> runs;
   for (const std::string& rpc : EchoRpcs()) {
     for (size_t size : EchoSizes()) {
-      runs.push_back({kEchoClient, "--target=" + target, "--mode=" + mode,
-                      "--compression=" + algorithm, "--rpc=" + rpc,
-                      absl::StrCat("--size=", size),
-                      absl::StrCat("--count=", kEchoCount)});
+      Command run = {kEchoClient,
+                     "--target=" + target,
+                     "--mode=" + mode,
+                     "--compression=" + algorithm,
+                     "--rpc=" + rpc,
+                     absl::StrCat("--size=", size),
+                     absl::StrCat("--count=", kEchoCount)};
+      runs.push_back(mode == "pooled" ? WithBackend(std::move(run)) : run);
     }
   }
   return runs;
