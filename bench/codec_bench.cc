@@ -57,7 +57,7 @@ struct Impl {
 
 std::string ImplName(Op op, const Impl& impl) {
   if (impl.stock) return "stock";
-  const std::string backend(pooled_gzip::internal::BackendName(impl.backend));
+  const std::string backend(pooled_gzip::BackendName(impl.backend));
   return op == Op::kCompress ? absl::StrCat(backend, "-", impl.level) : backend;
 }
 

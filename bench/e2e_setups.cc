@@ -11,14 +11,9 @@ namespace pooled_gzip::bench {
 namespace {
 
 bool ParseBackend(absl::string_view name, Backend* backend) {
-  for (Backend candidate :
-       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
-    if (name == internal::BackendName(candidate)) {
-      *backend = candidate;
-      return true;
-    }
-  }
-  return false;
+  const std::optional<Backend> parsed = pooled_gzip::ParseBackend(name);
+  if (parsed) *backend = *parsed;
+  return parsed.has_value();
 }
 
 const char* CompressionName(Compression compression) {
@@ -39,7 +34,7 @@ std::string SetupName(const Setup& setup) {
   if (setup.compression != Compression::kPooled) {
     return CompressionName(setup.compression);
   }
-  return absl::StrCat(internal::BackendName(setup.backend), "-", setup.level);
+  return absl::StrCat(BackendName(setup.backend), "-", setup.level);
 }
 
 absl::Status ParseSetup(absl::string_view text, Setup* setup) {
@@ -113,7 +108,7 @@ absl::Status ParseSetups(const std::vector<std::string>& items,
 
 std::vector<std::string> PeerFlags(const Setup& setup) {
   return {absl::StrCat("--compression=", CompressionName(setup.compression)),
-          absl::StrCat("--backend=", internal::BackendName(setup.backend)),
+          absl::StrCat("--backend=", BackendName(setup.backend)),
           absl::StrCat("--level=", setup.level),
           absl::StrCat("--configure=", setup.configure ? "true" : "false")};
 }

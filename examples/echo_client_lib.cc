@@ -153,38 +153,17 @@ const char* RpcName(Rpc rpc) {
   return "?";
 }
 
-bool ParseBackend(const std::string& name, Backend* backend) {
-  for (Backend candidate :
-       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
-    if (name == BackendName(candidate)) {
-      *backend = candidate;
-      return true;
-    }
-  }
-  return false;
-}
-
-const char* BackendName(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return "zlib";
-    case Backend::kLibdeflate:
-      return "libdeflate";
-    case Backend::kIsal:
-      return "isal";
-  }
-  return "?";
-}
-
 absl::Status ConfigureFromFlags(const std::string& backend, int level) {
   if (backend.empty() && level == kDefaultLevel) return absl::OkStatus();
   Options options = GetOptions();
-  if (!backend.empty() && !ParseBackend(backend, &options.backend)) {
+  const std::optional<Backend> parsed = ParseBackend(backend);
+  if (!backend.empty() && !parsed) {
     return absl::InvalidArgumentError(
         "--backend must be zlib, libdeflate or "
         "isal, got \"" +
         backend + "\"");
   }
+  if (parsed) options.backend = *parsed;
   options.level = level;
   return Configure(options);
 }

@@ -26,8 +26,6 @@ bool ParseRpc(const std::string& name, Rpc* rpc);
 const char* RpcName(Rpc rpc);
 
 // Parses "zlib", "libdeflate" or "isal".
-bool ParseBackend(const std::string& name, Backend* backend);
-const char* BackendName(Backend backend);
 
 // The --backend and --level flags of the example programs: calls
 // pooled_gzip::Configure with them (an empty `backend` keeps the

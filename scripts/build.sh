@@ -5,20 +5,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
+source "$(dirname "${BASH_SOURCE[0]}")/configure_preset.sh"
 
-# Configure output is kept in the build dir and shown when configure fails.
-configure_log=$build_dir/configure.log
-mkdir -p "$build_dir"
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of arguments
-if ! cmake -S "$root" --preset dev -B "$build_dir" ${CMAKE_ARGS:-} \
-  > "$configure_log" 2>&1; then
-  tail -n 40 "$configure_log" >&2
-  echo "configure failed; full log: $configure_log" >&2
-  exit 1
-fi
-if grep -q '^CMake.* Warning' "$configure_log"; then
-  echo "configure warned; see $configure_log" >&2
-fi
+configure_preset "$build_dir" -S "$root" --preset dev -B "$build_dir" \
+  ${CMAKE_ARGS:-}
 
 targets=()
 for target in "$@"; do targets+=(--target "$target"); done

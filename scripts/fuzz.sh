@@ -13,6 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+source "$(dirname "${BASH_SOURCE[0]}")/configure_preset.sh"
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 if ((${#targets[@]} == 0)); then targets=(decode_fuzzer roundtrip_fuzzer); fi
@@ -23,18 +24,8 @@ compiler=()
 if [[ -n "${FUZZ_CXX:-}" ]]; then
   compiler=(-DCMAKE_CXX_COMPILER="$FUZZ_CXX")
 fi
-# Configure output is kept in the build dir and shown when configure fails.
-configure_log=$build_dir/configure.log
-mkdir -p "$build_dir"
-if ! cmake -S "$root" --preset fuzz -B "$build_dir" "${compiler[@]}" \
-  > "$configure_log" 2>&1; then
-  tail -n 40 "$configure_log" >&2
-  echo "configure failed; full log: $configure_log" >&2
-  exit 1
-fi
-if grep -q '^CMake.* Warning' "$configure_log"; then
-  echo "configure warned; see $configure_log" >&2
-fi
+configure_preset "$build_dir" -S "$root" --preset fuzz -B "$build_dir" \
+  "${compiler[@]}"
 target_args=()
 for target in "${targets[@]}"; do target_args+=(--target "$target"); done
 cmake --build "$build_dir" -j "${JOBS:-2}" "${target_args[@]}" > /dev/null

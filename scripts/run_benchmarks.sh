@@ -27,6 +27,7 @@ set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$repo/build-bench}"
+source "$(dirname "${BASH_SOURCE[0]}")/configure_preset.sh"
 results="${RESULTS_DIR:-$repo/results}"
 raw="$results/raw"
 
@@ -73,18 +74,7 @@ if [[ -f "$build/CMakeCache.txt" ]]; then
     if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
   done
 fi
-# Configure output is kept in the build dir and shown when configure fails.
-configure_log="$build/configure.log"
-mkdir -p "$build"
-if ! cmake -S "$repo" --preset bench -B "$build" "${keep[@]}" \
-  >"$configure_log" 2>&1; then
-  tail -n 40 "$configure_log" >&2
-  echo "configure failed; full log: $configure_log" >&2
-  exit 1
-fi
-if grep -q '^CMake.* Warning' "$configure_log"; then
-  echo "configure warned; see $configure_log" >&2
-fi
+configure_preset "$build" -S "$repo" --preset bench -B "$build" "${keep[@]}"
 cmake --build "$build" --target codec_bench e2e_bench \
   -j "${JOBS:-$(nproc)}" >/dev/null
 

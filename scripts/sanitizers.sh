@@ -17,6 +17,7 @@
 # two test helpers, each with the reason; none matches the library's code.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/configure_preset.sh"
 cd "$root"  # where the presets are read from
 stages=("$@")
 if ((${#stages[@]} == 0)); then stages=(asan tsan); fi
@@ -44,17 +45,7 @@ for stage in "${stages[@]}"; do
   if [[ -n "${SANITIZER_CXX:-}" ]]; then
     compiler=(-DCMAKE_CXX_COMPILER="$SANITIZER_CXX")
   fi
-  # Configure output is kept in the build dir and shown when configure fails.
-  configure_log=$build_dir/configure.log
-  mkdir -p "$build_dir"
-  if ! cmake --preset "$stage" "${compiler[@]}" > "$configure_log" 2>&1; then
-    tail -n 40 "$configure_log" >&2
-    echo "configure failed; full log: $configure_log" >&2
-    exit 1
-  fi
-  if grep -q '^CMake.* Warning' "$configure_log"; then
-    echo "configure warned; see $configure_log" >&2
-  fi
+  configure_preset "$build_dir" --preset "$stage" "${compiler[@]}"
   # Every test binary, so that a new one cannot be left out of this stage.
   cmake --build --preset "$stage" -j "${JOBS:-2}" > /dev/null
   echo "== $stage: built in $((SECONDS - start)) s; running tests"

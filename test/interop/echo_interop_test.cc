@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <regex>
 #include <string>
 #include <tuple>
@@ -159,6 +160,10 @@ TEST(PooledPair, BothProcessesRecycleWritersAndReaders) {
     EXPECT_NE(output->find("core codec active"), std::string::npos) << *output;
     for (const char* pool : {"writers", "readers"}) {
       const Recycling recycling = Parse(*output, pool);
+      std::cout << "  "
+                << (output == &(*client)->output() ? "client" : "server") << " "
+                << pool << ": created " << recycling.created << ", reused "
+                << recycling.reused << "\n";
       // Each message is one checkout; a handful of contexts serve them all.
       EXPECT_GE(recycling.reused + recycling.created, uint64_t{kMessages})
           << pool << " in:\n"

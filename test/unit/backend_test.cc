@@ -41,13 +41,9 @@ namespace pooled_gzip {
 
 // Found by ADL for the parameterised tests' names.
 void PrintTo(Format format, std::ostream* os) { *os << FormatName(format); }
-void PrintTo(Backend backend, std::ostream* os) {
-  *os << internal::BackendName(backend);
-}
+void PrintTo(Backend backend, std::ostream* os) { *os << BackendName(backend); }
 
 namespace {
-
-using internal::BackendName;
 
 constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * 1024;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace pooled_gzip {
 
@@ -54,6 +55,11 @@ struct Options {
   // if one is unlimited), so that no message they accept is refused.
   std::optional<size_t> max_decompressed_bytes;
 };
+
+// "zlib", "libdeflate", "isal", and back (nullopt for another name): for
+// flags and configuration files.
+absl::string_view BackendName(Backend backend);
+std::optional<Backend> ParseBackend(absl::string_view name);
 
 // Applies `options` to every message compressed from now on. Safe to call
 // at any time, also before channels and servers exist. INVALID_ARGUMENT for

@@ -21,18 +21,6 @@ absl::StatusOr<int> CheckLevel(Backend backend, int level, int min, int max,
 
 }  // namespace
 
-absl::string_view BackendName(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return "zlib";
-    case Backend::kLibdeflate:
-      return "libdeflate";
-    case Backend::kIsal:
-      return "isal";
-  }
-  return "unknown";
-}
-
 absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
   switch (backend) {
     case Backend::kZlib:
@@ -72,4 +60,25 @@ std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
 }
 
 }  // namespace internal
+
+absl::string_view BackendName(Backend backend) {
+  switch (backend) {
+    case Backend::kZlib:
+      return "zlib";
+    case Backend::kLibdeflate:
+      return "libdeflate";
+    case Backend::kIsal:
+      return "isal";
+  }
+  return "unknown";
+}
+
+std::optional<Backend> ParseBackend(absl::string_view name) {
+  for (Backend backend :
+       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+    if (name == BackendName(backend)) return backend;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pooled_gzip

@@ -73,8 +73,6 @@ struct InflaterKey {
 // INVALID_ARGUMENT if the backend has no such level.
 absl::StatusOr<int> ResolveLevel(Backend backend, int level);
 
-absl::string_view BackendName(Backend backend);  // "zlib", ...
-
 // Null if the backend cannot allocate its state.
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key);

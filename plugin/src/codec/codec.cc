@@ -97,7 +97,7 @@ std::vector<TrafficStats> GetTrafficStats() {
         TrafficStats row;
         row.compressing = compressing;
         row.algorithm = std::string(FormatName(format));
-        row.backend = std::string(internal::BackendName(backend));
+        row.backend = std::string(BackendName(backend));
         row.messages = traffic.messages.load(std::memory_order_relaxed);
         row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
         row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);
@@ -157,9 +157,8 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   WriterPool::Handle deflater =
       pool.Acquire({options.backend, options.format, *level});
   if (deflater == nullptr) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("cannot create a ", internal::BackendName(options.backend),
-                     " compressor"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot create a ", BackendName(options.backend), " compressor"));
   }
   CountingSink counting(sink);
   absl::Status status =
@@ -183,7 +182,7 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
       pool.Acquire(InflaterKey{backend, format});
   if (inflater == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot create a ", internal::BackendName(backend), " decompressor"));
+        "cannot create a ", BackendName(backend), " decompressor"));
   }
   CountingSink counting(sink);
   absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
