@@ -187,7 +187,8 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
   if (mode == Mode::kStock) {
     return grpc::CreateCustomChannel(target, credentials, args);
   }
-  args.SetInt(kArgLevel, level);
+  // The level is process-wide: an unset one must not undo Configure's.
+  if (level != kDefaultLevel) args.SetInt(kArgLevel, level);
   return CreateChannel(target, credentials, args);
 }
 

@@ -111,7 +111,10 @@ RunningServer StartEchoServer(const ServerOptions& options) {
   }
   builder.SetDefaultCompressionAlgorithm(options.default_algorithm);
   if (options.pooled) {
-    builder.AddChannelArgument(kArgLevel, options.level);
+    // The level is process-wide: an unset one must not undo Configure's.
+    if (options.level != kDefaultLevel) {
+      builder.AddChannelArgument(kArgLevel, options.level);
+    }
     EnableOnServer(builder);
   }
   running.server = builder.BuildAndStart();

@@ -141,8 +141,12 @@ TEST(PooledPair, BothProcessesRecycleWritersAndReaders) {
     GTEST_SKIP() << "received messages are pooled on the core codec only";
   }
   constexpr int kMessages = 2000;
+  // An explicit backend and level, which the set-up must not undo.
+  Command server_command = PooledEchoServer("gzip");
+  server_command.push_back("--backend=zlib");
+  server_command.push_back("--level=2");
   absl::StatusOr<std::unique_ptr<ChildProcess>> server =
-      ChildProcess::Start(PooledEchoServer("gzip"));
+      ChildProcess::Start(server_command);
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<int> port = (*server)->WaitForListeningPort(absl::Seconds(30));
   ASSERT_TRUE(port.ok()) << port.status();
@@ -155,6 +159,8 @@ TEST(PooledPair, BothProcessesRecycleWritersAndReaders) {
   ASSERT_EQ(*exit_code, 0) << (*client)->output();
   (*server)->Terminate();
 
+  EXPECT_NE((*server)->output().find("backend zlib level 2"), std::string::npos)
+      << (*server)->output();
   for (const std::string* output :
        {&(*client)->output(), &(*server)->output()}) {
     EXPECT_NE(output->find("core codec active"), std::string::npos) << *output;
