@@ -39,18 +39,6 @@ std::string JsonNumber(double value) {
   return absl::StrFormat("%.6g", value);
 }
 
-const char* CompressionName(Compression compression) {
-  switch (compression) {
-    case Compression::kNone:
-      return "none";
-    case Compression::kStock:
-      return "stock";
-    case Compression::kPooled:
-      return "pooled";
-  }
-  return "?";
-}
-
 std::string RowJson(const Row& row) {
   const RunResult& t = row.total;
   const Counters& c = t.spent;

@@ -16,6 +16,8 @@ bool ParseBackend(absl::string_view name, Backend* backend) {
   return parsed.has_value();
 }
 
+}  // namespace
+
 const char* CompressionName(Compression compression) {
   switch (compression) {
     case Compression::kNone:
@@ -27,8 +29,6 @@ const char* CompressionName(Compression compression) {
   }
   return "?";
 }
-
-}  // namespace
 
 std::string SetupName(const Setup& setup) {
   if (setup.compression != Compression::kPooled) {

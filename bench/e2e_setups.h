@@ -61,6 +61,9 @@ absl::Status SetupFromPeerFlags(const std::string& compression,
 // core codec keeps).
 size_t WireBytes(const Setup& setup, const std::string& serialized);
 
+// "none", "stock" or "pooled": the --compression value of a peer.
+const char* CompressionName(Compression compression);
+
 }  // namespace pooled_gzip::bench
 
 #endif  // POOLED_GZIP_BENCH_E2E_SETUPS_H_
