@@ -78,15 +78,8 @@ int Run() {
   };
   if (!echo_once().ok()) return 1;  // connected and warm before measuring
 
-  ResetPeakRss();
-  const size_t rss_before = CurrentRssBytes();
-  grpc::ClientContext context;
-  context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
-  grpc::ByteBuffer reply;
-  const grpc::Status status = echo::RawUnary(
-      channel, &context, FlaggedBuffer(bomb, GRPC_COMPRESS_GZIP, 16 * 1024),
-      &reply);
-  const size_t peak = PeakRssBytes();
+  const FlaggedCall call = SendFlaggedGzip(channel, bomb);
+  const grpc::Status& status = call.status;
   std::printf("bomb_probe: server=%s, %zu bytes of gzip inflating to %d MiB\n",
               kind.c_str(), bomb.size(), absl::GetFlag(FLAGS_zeros_mib));
   std::printf("bomb_probe: status %d (%s)\n", status.error_code(),
@@ -94,8 +87,8 @@ int Run() {
   std::printf(
       "bomb_probe: RSS before %.1f MiB, peak during the call %.1f "
       "MiB (+%.1f MiB)\n",
-      rss_before / double(kMiB), peak / double(kMiB),
-      (peak - std::min(peak, rss_before)) / double(kMiB));
+      call.rss_before / double(kMiB), call.peak_rss / double(kMiB),
+      call.PeakGrowth() / double(kMiB));
   const grpc::Status after = echo_once();
   std::printf("bomb_probe: next call %s\n",
               after.ok() ? "OK" : after.error_message().c_str());

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "grpc/byte_buffer_access.h"
+#include "process_memory.h"
+#include "raw_echo.h"
 
 namespace pooled_gzip::reliability {
 namespace {
@@ -87,6 +89,21 @@ grpc::ByteBuffer FlaggedBuffer(absl::string_view bytes,
   // What core does with per-message decompression off.
   internal::CByteBuffer(buffer)->data.raw.compression = algorithm;
   return buffer;
+}
+
+FlaggedCall SendFlaggedGzip(const std::shared_ptr<grpc::Channel>& channel,
+                            absl::string_view gzip) {
+  const grpc::ByteBuffer request =
+      FlaggedBuffer(gzip, GRPC_COMPRESS_GZIP, 16 * 1024);
+  grpc::ClientContext context;
+  context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+  grpc::ByteBuffer reply;
+  FlaggedCall call;
+  ResetPeakRss();
+  call.rss_before = CurrentRssBytes();
+  call.status = echo::RawUnary(channel, &context, request, &reply);
+  call.peak_rss = PeakRssBytes();
+  return call;
 }
 
 }  // namespace pooled_gzip::reliability

@@ -1,13 +1,18 @@
 // Hostile compressed messages, made with plain zlib (independent of the code
-// under test), and the raw-mode buffers that carry them.
+// under test), the raw-mode buffers that carry them, and a call that sends
+// one.
 
 #ifndef POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
 #define POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
 
 #include <grpc/impl/codegen/compression_types.h>
+#include <grpcpp/channel.h>
 #include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/status.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -32,6 +37,21 @@ std::string PlainCompress(absl::string_view data, Format format);
 grpc::ByteBuffer FlaggedBuffer(absl::string_view bytes,
                                grpc_compression_algorithm algorithm,
                                size_t slice_bytes = ~size_t{0});
+
+// What one pre-compressed gzip request did to this process's memory.
+struct FlaggedCall {
+  grpc::Status status;
+  size_t rss_before = 0;  // bytes, just before the call
+  size_t peak_rss = 0;    // bytes, highest during the call
+  size_t PeakGrowth() const {
+    return peak_rss - std::min(peak_rss, rss_before);
+  }
+};
+
+// Sends `gzip` as it is, flagged, in 16 KiB slices, as one Echo.Unary
+// request on `channel`, with the peak RSS reset just before the call.
+FlaggedCall SendFlaggedGzip(const std::shared_ptr<grpc::Channel>& channel,
+                            absl::string_view gzip);
 
 }  // namespace pooled_gzip::reliability
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip::internal {
@@ -98,24 +99,11 @@ class SliceBuffer {
 };
 
 std::string Words(size_t size, uint32_t seed) {
-  static const char* const kWords[] = {"request", "user",  "status", "ok",
-                                       "latency", "cache", "gzip",   "proto",
-                                       "stream",  "id",    "true",   "bytes"};
-  std::mt19937 rng(seed);
-  std::string text;
-  while (text.size() < size) {
-    text += kWords[rng() % 12];
-    text += ' ';
-  }
-  text.resize(size);
-  return text;
+  return payloads::Make(payloads::Kind::kWords, size, seed);
 }
 
 std::string RandomBytes(size_t size, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::string bytes(size, '\0');
-  for (char& c : bytes) c = static_cast<char>(rng());
-  return bytes;
+  return payloads::Make(payloads::Kind::kRandom, size, seed);
 }
 
 std::vector<std::string> Messages() {
