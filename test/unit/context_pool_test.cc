@@ -589,6 +589,49 @@ TEST(ContextPoolTest, StatsIdentitiesHold) {
   EXPECT_NE(line.find("live=1"), std::string::npos) << line;
 }
 
+// `live` is a difference of two counters read without a lock; read in the
+// wrong order under traffic it wraps to nearly 2^64.
+TEST(ContextPoolTest, LiveNeverExceedsCreatedWhileContextsChurn) {
+  constexpr int kChurners = 2;
+  constexpr int kRoundsPerChurner = 2000000;
+  FakePool pool;
+  std::atomic<int> churners_done{0};
+  Gate start;
+  std::vector<std::thread> churners;
+  for (int t = 0; t < kChurners; ++t) {
+    churners.emplace_back([&] {
+      start.Wait();
+      // Every round creates a context and destroys it, so `destroyed`
+      // keeps catching up with `created` while Stats() reads them.
+      for (int round = 0; round < kRoundsPerChurner; ++round) {
+        pool.Discard(pool.Acquire(1));
+      }
+      churners_done.fetch_add(1);
+    });
+  }
+  uint64_t reads = 0;
+  uint64_t bad_reads = 0;
+  PoolCounters bad;
+  start.Open();
+  // Bounded by the churners' rounds.
+  while (churners_done.load() < kChurners) {
+    const PoolCounters stats = pool.Stats();
+    ++reads;
+    if (stats.live > stats.created) {
+      if (bad_reads++ == 0) bad = stats;
+    }
+  }
+  for (std::thread& churner : churners) churner.join();
+  EXPECT_EQ(bad_reads, 0u) << "of " << reads
+                           << " reads; first: live=" << bad.live
+                           << " created=" << bad.created
+                           << " destroyed=" << bad.destroyed;
+  EXPECT_GT(reads, 0u);
+  const PoolCounters stats = pool.Stats();
+  EXPECT_EQ(stats.created, uint64_t{kChurners} * kRoundsPerChurner);
+  EXPECT_EQ(stats.live, 0u);
+}
+
 TEST(ContextPoolTest, SetLimitsAppliesToLaterReleases) {
   FakePool pool;
   pool.SetLimits(Limits(1, 12345));

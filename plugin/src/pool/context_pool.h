@@ -167,15 +167,21 @@ class ThreadLocalPool {
 
   PoolCounters Stats() const {
     PoolCounters stats;
+    // `destroyed` first: every context is counted created before it can be
+    // counted destroyed, and the acquire pairs with Destroy's release, so
+    // `created` read after it is never behind. Read the other way round,
+    // traffic in between could make `live` wrap.
+    stats.destroyed = shared_->destroyed.load(std::memory_order_acquire);
     stats.created = shared_->created.load(std::memory_order_relaxed);
     stats.reused = shared_->reused.load(std::memory_order_relaxed);
-    stats.destroyed = shared_->destroyed.load(std::memory_order_relaxed);
     stats.discarded = shared_->discarded.load(std::memory_order_relaxed);
     stats.rejected_by_caps = shared_->rejected.load(std::memory_order_relaxed);
     stats.pooled = shared_->pooled.load(std::memory_order_relaxed);
     stats.in_reserve = shared_->reserve_size.load(std::memory_order_relaxed);
     stats.pooled_bytes = shared_->pooled_bytes.load(std::memory_order_relaxed);
-    stats.live = stats.created - stats.destroyed;
+    stats.live = stats.created > stats.destroyed
+                     ? stats.created - stats.destroyed
+                     : 0;  // a gauge, so never a wrapped count
     return stats;
   }
 
@@ -188,7 +194,7 @@ class ThreadLocalPool {
 
     void Destroy(Context* context) {
       Policy::Destroy(context);
-      destroyed.fetch_add(1, std::memory_order_relaxed);
+      destroyed.fetch_add(1, std::memory_order_release);  // see Stats()
     }
 
     // Takes an idle context out of the books.
