@@ -392,6 +392,59 @@ TEST(ContextPoolTest, ThreadExitParksIdleContextsForOtherThreads) {
   EXPECT_EQ(live_fake_contexts.load(), live_before);
 }
 
+// Threads that exit one after another leave contexts of several keys in
+// the reserve; a checkout takes one of its own key, the most recently
+// parked first.
+TEST(ContextPoolTest, AdoptionTakesTheNewestParkedContextOfItsKey) {
+  constexpr int kThreads = 3;
+  constexpr int kKeys = 5;
+  FakePool pool;
+  int serials[kThreads][kKeys] = {};
+  Counter acquired;
+  Gate exit[kThreads];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // All threads hold their checkouts at once, so each creates its own.
+      std::vector<FakePool::Handle> handles;
+      for (int key = 1; key <= kKeys; ++key) {
+        handles.push_back(pool.Acquire(key));
+        serials[t][key - 1] = handles.back()->serial;
+      }
+      acquired.Arrive();
+      exit[t].Wait();
+    });
+  }
+  acquired.WaitFor(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    exit[t].Open();
+    threads[t].join();  // parks its contexts before the next thread exits
+  }
+  PoolCounters stats = pool.Stats();
+  ASSERT_EQ(stats.created, uint64_t{kThreads * kKeys});
+  ASSERT_EQ(stats.in_reserve, uint64_t{kThreads * kKeys});
+
+  // Keys asked for in an order unlike the one they were parked in.
+  std::vector<FakePool::Handle> adopted;
+  for (int t = kThreads - 1; t >= 0; --t) {
+    for (int key = kKeys; key >= 1; --key) {
+      adopted.push_back(pool.Acquire(key));
+      ASSERT_NE(adopted.back(), nullptr);
+      EXPECT_EQ(adopted.back()->key, key);
+      EXPECT_EQ(adopted.back()->serial, serials[t][key - 1])
+          << "key " << key << " should come from thread " << t;
+    }
+  }
+  // No key outside those parked is served from the reserve.
+  adopted.push_back(pool.Acquire(kKeys + 1));
+  stats = pool.Stats();
+  EXPECT_EQ(stats.created, uint64_t{kThreads * kKeys + 1});
+  EXPECT_EQ(stats.reused, uint64_t{kThreads * kKeys});
+  EXPECT_EQ(stats.in_reserve, 0u);
+  EXPECT_EQ(stats.pooled, 0u);
+  ExpectConsistent(stats);
+}
+
 TEST(ContextPoolTest, ThreadChurnReusesContexts) {
   FakePool pool;
   for (int i = 0; i < 50; ++i) {

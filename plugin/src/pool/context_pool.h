@@ -14,11 +14,12 @@
 //   };
 //
 // Each thread keeps its own free list per key, so Acquire and release take no
-// lock; the only shared state is a handful of relaxed atomic counters. When a
-// thread exits, its idle contexts move to a shared reserve, which a thread
-// whose own list is empty checks (under a lock) before creating a context:
-// servers retire and start threads all the time (gRPC's sync server does),
-// and without the reserve every new thread would pay for new contexts.
+// lock; the only shared state is a handful of atomic counters. When a thread
+// exits, its idle contexts move to a shared reserve, kept per key, which a
+// thread whose own list is empty checks (under a lock) before creating a
+// context: servers retire and start threads all the time (gRPC's sync server
+// does), and without the reserve every new thread would pay for new
+// contexts.
 // Memory is bounded twice: at most `max_idle_per_thread_per_key` idle
 // contexts per thread and key, and at most `max_pooled_bytes` idle bytes in
 // an IdleBudget, which several pools may share, reserve included. Whatever
@@ -35,6 +36,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -215,7 +217,12 @@ class ThreadLocalPool {
       {
         std::lock_guard<std::mutex> lock(reserve_mutex);
         if (!reserve_closed) {
-          reserve.emplace_back(key, context);
+          Bucket* bucket = FindBucket(key);
+          if (bucket == nullptr) {
+            buckets.push_back(Bucket{key, {}});
+            bucket = &buckets.back();
+          }
+          bucket->parked.push_back(context);
           reserve_size.fetch_add(1, std::memory_order_relaxed);
           return;
         }
@@ -228,27 +235,51 @@ class ThreadLocalPool {
     Context* Adopt(const Key& key) {
       if (reserve_size.load(std::memory_order_relaxed) == 0) return nullptr;
       std::lock_guard<std::mutex> lock(reserve_mutex);
-      for (auto it = reserve.begin(); it != reserve.end(); ++it) {
-        if (it->first == key) {
-          Context* context = it->second;
-          reserve.erase(it);
-          reserve_size.fetch_sub(1, std::memory_order_relaxed);
-          return context;
-        }
-      }
-      return nullptr;
+      Bucket* bucket = FindBucket(key);
+      if (bucket == nullptr) return nullptr;
+      // The most recently parked: the likeliest to be still in cache and
+      // resident, and taking from the back leaves the oldest at the front,
+      // the end that eviction frees first.
+      Context* context = bucket->parked.back();
+      bucket->parked.pop_back();
+      reserve_size.fetch_sub(1, std::memory_order_relaxed);
+      if (bucket->parked.empty()) EraseBucket(bucket);
+      return context;
     }
 
     // The pool is gone: destroys the reserve and whatever is parked later.
     void CloseReserve() {
-      std::vector<std::pair<Key, Context*>> parked;
+      std::vector<Bucket> parked;
       {
         std::lock_guard<std::mutex> lock(reserve_mutex);
         reserve_closed = true;
-        parked.swap(reserve);
+        parked.swap(buckets);
         reserve_size.store(0, std::memory_order_relaxed);
       }
-      for (auto& [key, context] : parked) DestroyIdle(context);
+      for (Bucket& bucket : parked) {
+        for (Context* context : bucket.parked) DestroyIdle(context);
+      }
+    }
+
+    // The reserve's contexts of one key, oldest parked first. Keys are few
+    // (one per backend, format and level in use), so finding a bucket by
+    // scanning them is cheap whatever the number of contexts parked.
+    struct Bucket {
+      Key key;
+      std::deque<Context*> parked;
+    };
+
+    Bucket* FindBucket(const Key& key) {
+      for (Bucket& bucket : buckets) {
+        if (bucket.key == key) return &bucket;
+      }
+      return nullptr;
+    }
+
+    // Drops an empty bucket, so that scans see only keys with contexts.
+    void EraseBucket(Bucket* bucket) {
+      if (bucket != &buckets.back()) *bucket = std::move(buckets.back());
+      buckets.pop_back();
     }
 
     const std::shared_ptr<IdleBudget> budget;
@@ -261,8 +292,8 @@ class ThreadLocalPool {
     std::atomic<uint64_t> pooled_bytes{0};
 
     std::mutex reserve_mutex;
-    std::vector<std::pair<Key, Context*>> reserve;  // guarded
-    bool reserve_closed = false;                    // guarded
+    std::vector<Bucket> buckets;  // guarded; in no particular order
+    bool reserve_closed = false;  // guarded
     std::atomic<uint64_t> reserve_size{0};
   };
 
