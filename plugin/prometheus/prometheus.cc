@@ -160,6 +160,10 @@ void CollectPools(std::vector<MetricFamily>& families) {
       {"pooled_gzip_contexts_rejected_by_caps_total",
        "Contexts freed on return because a pool cap was full.",
        MetricType::Counter, &PoolCounters::rejected_by_caps},
+      {"pooled_gzip_contexts_evicted_total",
+       "Idle contexts left by exited threads, freed to make room for "
+       "contexts of another kind, or on request.",
+       MetricType::Counter, &PoolCounters::evicted},
       {"pooled_gzip_contexts_live", "Contexts in use or idle.",
        MetricType::Gauge, &PoolCounters::live},
       {"pooled_gzip_contexts_pooled",

@@ -52,6 +52,7 @@ COUNTERS = {
     "pooled_gzip_contexts_destroyed_total",
     "pooled_gzip_contexts_discarded_total",
     "pooled_gzip_contexts_rejected_by_caps_total",
+    "pooled_gzip_contexts_evicted_total",
 }
 GAUGES = {
     "pooled_gzip_contexts_live",

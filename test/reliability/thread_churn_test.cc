@@ -9,13 +9,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "codec/codec.h"
 #include "hostile_inputs.h"
+#include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 #include "process_memory.h"
 
@@ -139,6 +142,92 @@ TEST(ThreadChurn, TenThousandThreadsLeaveNothingBehind) {
     // Leaked contexts (~260 KiB each) would show here long before LSan.
     EXPECT_LT(CurrentRssBytes(), rss_half + 32 * kMiB);
   }
+}
+
+// Holds every thread that arrives until `count` have.
+class Barrier {
+ public:
+  explicit Barrier(int count) : waiting_for_(count) {}
+  void ArriveAndWait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (--waiting_for_ == 0) cv_.notify_all();
+    cv_.wait(lock, [this] { return waiting_for_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int waiting_for_;
+};
+
+// Compresses `messages` messages with the configured backend and level,
+// counting failures in `errors`.
+void CompressConfigured(int messages, uint32_t seed, std::atomic<int>* errors) {
+  const std::string text = Text(8 * 1024, seed);
+  std::string compressed;
+  for (int i = 0; i < messages; ++i) {
+    if (!CompressToString(text, internal::ConfiguredOptions(Format::kGzip),
+                          &compressed)
+             .ok()) {
+      ++*errors;
+    }
+  }
+}
+
+// Threads that exited leave their writers in the reserve, enough of them to
+// fill the default byte cap. Once the level changes nobody wants those, and
+// the writers of the new level must still be pooled and reused.
+TEST(ThreadChurn, PoolRecoversAfterTheLevelChanges) {
+  const Options original = GetOptions();
+  const PoolLimits original_limits = GetPoolLimits();
+  SetPoolLimits(PoolLimits{});  // 64 MiB: room for about 100 level-6 writers
+  Options options = original;
+  options.backend = Backend::kLibdeflate;
+  options.level = 6;
+  ASSERT_TRUE(Configure(options).ok());
+
+  constexpr int kOldThreads = 100;
+  std::atomic<int> errors{0};
+  {
+    // All alive at once, so that each creates a writer of its own.
+    Barrier all_compressed(kOldThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kOldThreads; ++t) {
+      threads.emplace_back([&, t] {
+        CompressConfigured(10, t, &errors);
+        all_compressed.ArriveAndWait();
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  const PoolStats after_old = GetPoolStats();
+  EXPECT_GE(after_old.writers.in_reserve, uint64_t{kOldThreads * 9 / 10})
+      << ToString(after_old);
+
+  options.level = 5;
+  ASSERT_TRUE(Configure(options).ok());
+  constexpr int kNewThreads = 8;
+  constexpr int kMessagesPerThread = 1000;
+  {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kNewThreads; ++t) {
+      threads.emplace_back(CompressConfigured, kMessagesPerThread, t, &errors);
+    }
+    for (std::thread& thread : threads) thread.join();
+  }
+  const PoolStats end = GetPoolStats();
+  ASSERT_TRUE(Configure(original).ok());
+  SetPoolLimits(original_limits);
+
+  EXPECT_EQ(errors.load(), 0);
+  const uint64_t created = end.writers.created - after_old.writers.created;
+  const uint64_t reused = end.writers.reused - after_old.writers.reused;
+  EXPECT_EQ(created + reused, uint64_t{kNewThreads * kMessagesPerThread});
+  EXPECT_GE(reused, uint64_t{kNewThreads * kMessagesPerThread * 7 / 8})
+      << "created " << created << "; " << ToString(end);
+  std::printf("after the level change: %llu writers created, %llu reused; %s\n",
+              static_cast<unsigned long long>(created),
+              static_cast<unsigned long long>(reused), ToString(end).c_str());
 }
 
 }  // namespace

@@ -35,6 +35,8 @@ struct FakeContext {
 // Counts every context alive in the process, across all pools.
 std::atomic<int> live_fake_contexts{0};
 std::atomic<int> next_serial{0};
+// The serial of the context destroyed last, in any pool.
+std::atomic<int> last_destroyed_serial{0};
 
 struct FakePolicy {
   using Context = FakeContext;
@@ -54,6 +56,7 @@ struct FakePolicy {
   static size_t Bytes(const FakeContext& context) { return context.bytes; }
   static void Destroy(FakeContext* context) {
     live_fake_contexts.fetch_sub(1);
+    last_destroyed_serial.store(context->serial);
     delete context;
   }
 };
@@ -70,7 +73,8 @@ PoolLimits Limits(size_t max_idle_per_thread_per_key, size_t max_pooled_bytes) {
 // The identities pool_stats.h promises for a pool at rest.
 void ExpectConsistent(const PoolCounters& stats) {
   EXPECT_EQ(stats.live, stats.created - stats.destroyed);
-  EXPECT_GE(stats.destroyed, stats.discarded + stats.rejected_by_caps);
+  EXPECT_GE(stats.destroyed,
+            stats.discarded + stats.rejected_by_caps + stats.evicted);
   EXPECT_LE(stats.pooled, stats.live);
   EXPECT_EQ(stats.hits(), stats.reused);
   EXPECT_EQ(stats.misses(), stats.created);
@@ -113,6 +117,40 @@ class Counter {
   std::condition_variable cv_;
   int count_ = 0;
 };
+
+// Runs one thread per entry of `keys_per_thread`, each checking out a context
+// of each of its keys. They hold their checkouts until all have them, so
+// that each creates its own, then exit one after another, so that the
+// reserve receives their contexts in that order. Returns the contexts'
+// serials, in the same shape.
+std::vector<std::vector<int>> ParkInOrder(
+    FakePool& pool, const std::vector<std::vector<int>>& keys_per_thread) {
+  const size_t threads_count = keys_per_thread.size();
+  std::vector<std::vector<int>> serials(threads_count);
+  std::vector<std::unique_ptr<Gate>> exit;
+  for (size_t t = 0; t < threads_count; ++t) {
+    exit.push_back(std::make_unique<Gate>());
+  }
+  Counter acquired;
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < threads_count; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<FakePool::Handle> handles;
+      for (int key : keys_per_thread[t]) {
+        handles.push_back(pool.Acquire(key));
+        serials[t].push_back(handles.back()->serial);
+      }
+      acquired.Arrive();
+      exit[t]->Wait();
+    });
+  }
+  acquired.WaitFor(static_cast<int>(threads_count));
+  for (size_t t = 0; t < threads_count; ++t) {
+    exit[t]->Open();
+    threads[t].join();  // parks its contexts before the next thread exits
+  }
+  return serials;
+}
 
 TEST(ContextPoolTest, DefaultLimits) {
   FakePool pool;
@@ -399,27 +437,9 @@ TEST(ContextPoolTest, AdoptionTakesTheNewestParkedContextOfItsKey) {
   constexpr int kThreads = 3;
   constexpr int kKeys = 5;
   FakePool pool;
-  int serials[kThreads][kKeys] = {};
-  Counter acquired;
-  Gate exit[kThreads];
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      // All threads hold their checkouts at once, so each creates its own.
-      std::vector<FakePool::Handle> handles;
-      for (int key = 1; key <= kKeys; ++key) {
-        handles.push_back(pool.Acquire(key));
-        serials[t][key - 1] = handles.back()->serial;
-      }
-      acquired.Arrive();
-      exit[t].Wait();
-    });
-  }
-  acquired.WaitFor(kThreads);
-  for (int t = 0; t < kThreads; ++t) {
-    exit[t].Open();
-    threads[t].join();  // parks its contexts before the next thread exits
-  }
+  const std::vector<std::vector<int>> serials = ParkInOrder(
+      pool,
+      std::vector<std::vector<int>>(kThreads, std::vector<int>{1, 2, 3, 4, 5}));
   PoolCounters stats = pool.Stats();
   ASSERT_EQ(stats.created, uint64_t{kThreads * kKeys});
   ASSERT_EQ(stats.in_reserve, uint64_t{kThreads * kKeys});
@@ -443,6 +463,146 @@ TEST(ContextPoolTest, AdoptionTakesTheNewestParkedContextOfItsKey) {
   EXPECT_EQ(stats.in_reserve, 0u);
   EXPECT_EQ(stats.pooled, 0u);
   ExpectConsistent(stats);
+}
+
+// Contexts left by exited threads of keys nobody asks for any more must not
+// keep the byte cap full against the keys in use.
+TEST(ContextPoolTest, FullBudgetEvictsOtherKeysOldestParkedFirst) {
+  const int live_before = live_fake_contexts.load();
+  FakePool pool(Limits(10, 4 * kContextBytes));
+  // Key 1's second context is parked last, after those of keys 2 and 3.
+  const std::vector<std::vector<int>> serials =
+      ParkInOrder(pool, {{1}, {2}, {3}, {1}});
+  PoolCounters stats = pool.Stats();
+  ASSERT_EQ(stats.in_reserve, 4u);
+  ASSERT_EQ(stats.pooled_bytes, 4 * kContextBytes);
+
+  { FakePool::Handle handle = pool.Acquire(4); }
+  stats = pool.Stats();
+  EXPECT_EQ(last_destroyed_serial.load(), serials[0][0]);  // key 1, first
+  EXPECT_EQ(stats.evicted, 1u);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(stats.destroyed, 1u);
+  EXPECT_EQ(stats.in_reserve, 3u);
+  EXPECT_EQ(stats.pooled, 4u);
+  EXPECT_EQ(stats.pooled_bytes, 4 * kContextBytes);
+
+  { FakePool::Handle handle = pool.Acquire(5); }
+  EXPECT_EQ(last_destroyed_serial.load(), serials[1][0]);  // key 2
+  EXPECT_EQ(pool.Stats().evicted, 2u);
+
+  // A context that needs the room of two makes two go.
+  {
+    FakePool::Handle handle = pool.Acquire(6);
+    handle->bytes = 2 * kContextBytes;
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(last_destroyed_serial.load(), serials[3][0]);  // key 1, second
+  EXPECT_EQ(stats.evicted, 4u);
+  EXPECT_EQ(stats.in_reserve, 0u);
+  EXPECT_EQ(stats.pooled, 3u);
+  EXPECT_EQ(stats.pooled_bytes, 4 * kContextBytes);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  ExpectConsistent(stats);
+  EXPECT_EQ(stats.destroyed, stats.evicted);
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
+
+  // With the reserve empty, nothing more can give way.
+  { FakePool::Handle handle = pool.Acquire(7); }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.evicted, 4u);
+}
+
+TEST(ContextPoolTest, FullBudgetNeverEvictsTheReturningKey) {
+  // Only the returning key is parked: evicting one of its own contexts to
+  // pool another would gain nothing.
+  {
+    FakePool pool(Limits(10, 2 * kContextBytes));
+    FakePool::Handle handle = pool.Acquire(1);
+    ParkInOrder(pool, {{1}, {1}});
+    handle.reset();
+    const PoolCounters stats = pool.Stats();
+    EXPECT_EQ(stats.rejected_by_caps, 1u);
+    EXPECT_EQ(stats.evicted, 0u);
+    EXPECT_EQ(stats.in_reserve, 2u);
+    ExpectConsistent(stats);
+  }
+  // Another key gives way although the returning key's are older.
+  {
+    FakePool pool(Limits(10, 3 * kContextBytes));
+    FakePool::Handle handle = pool.Acquire(1);
+    const std::vector<std::vector<int>> serials =
+        ParkInOrder(pool, {{1}, {1}, {2}});
+    handle.reset();
+    const PoolCounters stats = pool.Stats();
+    EXPECT_EQ(last_destroyed_serial.load(), serials[2][0]);
+    EXPECT_EQ(stats.evicted, 1u);
+    EXPECT_EQ(stats.rejected_by_caps, 0u);
+    EXPECT_EQ(stats.in_reserve, 2u);
+    EXPECT_EQ(stats.pooled, 3u);
+    ExpectConsistent(stats);
+  }
+}
+
+TEST(ContextPoolTest, ContextTooLargeForTheCapEvictsNothing) {
+  FakePool pool(Limits(10, 2 * kContextBytes));
+  ParkInOrder(pool, {{1}, {2}});
+  {
+    FakePool::Handle handle = pool.Acquire(3);
+    handle->bytes = 3 * kContextBytes;
+  }
+  PoolCounters stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.evicted, 0u);
+  EXPECT_EQ(stats.in_reserve, 2u);
+
+  // Nor when all the reserve's other keys together would not make room.
+  pool.SetLimits(Limits(10, 3 * kContextBytes));
+  { FakePool::Handle handle = pool.Acquire(3); }  // in this thread's list
+  ASSERT_EQ(pool.EvictReserveIf([](int key) { return key == 2; }), 1u);
+  {
+    FakePool::Handle handle = pool.Acquire(4);
+    handle->bytes = 3 * kContextBytes;
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 2u);
+  EXPECT_EQ(stats.evicted, 1u);
+  EXPECT_EQ(stats.in_reserve, 1u);
+}
+
+TEST(ContextPoolTest, EvictReserveIfFreesOnlyMatchingParkedContexts) {
+  const int live_before = live_fake_contexts.load();
+  FakePool pool;
+  // One of key 2 in this thread's own list, which eviction leaves alone.
+  { FakePool::Handle handle = pool.Acquire(2); }
+  ParkInOrder(pool, {{1, 2, 3}, {1, 2, 3}});
+  ASSERT_EQ(pool.Stats().in_reserve, 6u);
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 7);
+
+  EXPECT_EQ(pool.EvictReserveIf([](int key) { return key == 4; }), 0u);
+  EXPECT_EQ(pool.EvictReserveIf([](int key) { return key >= 2; }), 4u);
+  PoolCounters stats = pool.Stats();
+  EXPECT_EQ(stats.evicted, 4u);
+  EXPECT_EQ(stats.destroyed, 4u);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(stats.in_reserve, 2u);
+  EXPECT_EQ(stats.pooled, 3u);
+  EXPECT_EQ(stats.pooled_bytes, 3 * kContextBytes);
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
+  ExpectConsistent(stats);
+
+  // Key 2 comes from this thread's list, key 1 from the reserve, key 3 is
+  // new.
+  {
+    FakePool::Handle a = pool.Acquire(2);
+    FakePool::Handle b = pool.Acquire(1);
+    FakePool::Handle c = pool.Acquire(3);
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.reused, 2u);
+  EXPECT_EQ(stats.created, 8u);
+  EXPECT_EQ(stats.in_reserve, 1u);
 }
 
 TEST(ContextPoolTest, ThreadChurnReusesContexts) {

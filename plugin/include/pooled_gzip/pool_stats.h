@@ -12,10 +12,11 @@
 namespace pooled_gzip {
 
 // Counters of one pool. Read one by one without a lock, so a snapshot taken
-// while other threads work may be off by the operations in flight; at rest:
+// while other threads work may be off by the operations in flight (though
+// `live` never wraps below 0); at rest:
 //   live == created - destroyed
-//   destroyed == discarded + rejected_by_caps + (idle contexts freed at
-//                pool teardown)
+//   destroyed == discarded + rejected_by_caps + evicted + (idle contexts
+//                freed at pool teardown)
 struct PoolCounters {
   uint64_t created = 0;           // new contexts: pool misses
   uint64_t reused = 0;            // checkouts served from a free list: hits
@@ -26,6 +27,9 @@ struct PoolCounters {
   uint64_t pooled = 0;            // idle, in a thread's list or the reserve
   uint64_t in_reserve = 0;        // idle, left by threads that exited
   uint64_t pooled_bytes = 0;      // heap held by the idle contexts
+  // Idle contexts left by threads that exited, freed to make room under the
+  // byte cap for contexts of another kind, or on request.
+  uint64_t evicted = 0;
 
   uint64_t hits() const { return reused; }
   uint64_t misses() const { return created; }

@@ -19,7 +19,8 @@ std::string CountersToString(const PoolCounters& counters) {
   return absl::StrCat(
       "created=", counters.created, " reused=", counters.reused,
       " destroyed=", counters.destroyed, " discarded=", counters.discarded,
-      " rejected_by_caps=", counters.rejected_by_caps, " live=", counters.live,
+      " rejected_by_caps=", counters.rejected_by_caps,
+      " evicted=", counters.evicted, " live=", counters.live,
       " pooled=", counters.pooled, " in_reserve=", counters.in_reserve,
       " pooled_bytes=", counters.pooled_bytes);
 }
@@ -53,8 +54,8 @@ PoolStats GetPoolStats() {
   for (auto member :
        {&PoolCounters::created, &PoolCounters::reused, &PoolCounters::destroyed,
         &PoolCounters::discarded, &PoolCounters::rejected_by_caps,
-        &PoolCounters::live, &PoolCounters::pooled, &PoolCounters::in_reserve,
-        &PoolCounters::pooled_bytes}) {
+        &PoolCounters::evicted, &PoolCounters::live, &PoolCounters::pooled,
+        &PoolCounters::in_reserve, &PoolCounters::pooled_bytes}) {
     sum(member);
   }
   stats.size_limit_refusals =

@@ -23,7 +23,11 @@
 // Memory is bounded twice: at most `max_idle_per_thread_per_key` idle
 // contexts per thread and key, and at most `max_pooled_bytes` idle bytes in
 // an IdleBudget, which several pools may share, reserve included. Whatever
-// would exceed either cap is destroyed instead of pooled.
+// would exceed either cap is destroyed instead of pooled; but before the
+// byte cap turns a returned context away, the pool's reserve gives up its
+// contexts of other keys, oldest parked first, so that contexts of keys no
+// longer in use cannot hold the cap for ever (EvictReserveIf frees them on
+// request).
 //
 // A checkout is a std::unique_ptr whose deleter returns the context, so a
 // context goes back exactly once by construction. Code that saw the context
@@ -68,6 +72,13 @@ class IdleBudget {
 
   size_t max_idle_per_thread_per_key() const {
     return max_idle_per_thread_per_key_.load(std::memory_order_relaxed);
+  }
+
+  // Bytes a Claim could have now; others may take them first.
+  size_t available() const {
+    const uint64_t cap = max_pooled_bytes_.load(std::memory_order_relaxed);
+    const uint64_t pooled = pooled_bytes_.load(std::memory_order_relaxed);
+    return pooled < cap ? cap - pooled : 0;
   }
 
   // Claims `bytes` of the idle budget, or returns false.
@@ -141,7 +152,7 @@ class ThreadLocalPool {
     }
     if (context == nullptr) context = shared_->Adopt(key);
     if (context != nullptr) {
-      shared_->Unpool(*context);
+      shared_->Unpool(Policy::Bytes(*context));
       shared_->reused.fetch_add(1, std::memory_order_relaxed);
     } else {
       context = Policy::Create(key);
@@ -167,6 +178,17 @@ class ThreadLocalPool {
 
   PoolLimits limits() const { return shared_->budget->limits(); }
 
+  // Frees the reserve's idle contexts whose key satisfies `pred` and returns
+  // how many, so that whoever changes the backend or level need not wait for
+  // the byte cap to push out contexts nobody will ask for again. Living
+  // threads' own idle contexts stay until reused or their thread exits.
+  // `pred` gets a const Key& under the reserve's lock: it must not use the
+  // pool.
+  template <typename Pred>
+  size_t EvictReserveIf(Pred pred) {
+    return shared_->EvictIf(pred);
+  }
+
   PoolCounters Stats() const {
     PoolCounters stats;
     // `destroyed` first: every context is counted created before it can be
@@ -178,6 +200,7 @@ class ThreadLocalPool {
     stats.reused = shared_->reused.load(std::memory_order_relaxed);
     stats.discarded = shared_->discarded.load(std::memory_order_relaxed);
     stats.rejected_by_caps = shared_->rejected.load(std::memory_order_relaxed);
+    stats.evicted = shared_->evicted.load(std::memory_order_relaxed);
     stats.pooled = shared_->pooled.load(std::memory_order_relaxed);
     stats.in_reserve = shared_->reserve_size.load(std::memory_order_relaxed);
     stats.pooled_bytes = shared_->pooled_bytes.load(std::memory_order_relaxed);
@@ -199,21 +222,27 @@ class ThreadLocalPool {
       destroyed.fetch_add(1, std::memory_order_release);  // see Stats()
     }
 
-    // Takes an idle context out of the books.
-    void Unpool(const Context& context) {
-      const size_t bytes = Policy::Bytes(context);
+    // Takes an idle context of `bytes` out of the books.
+    void Unpool(size_t bytes) {
       budget->Release(bytes);
       pooled_bytes.fetch_sub(bytes, std::memory_order_relaxed);
       pooled.fetch_sub(1, std::memory_order_relaxed);
     }
 
     void DestroyIdle(Context* context) {
-      Unpool(*context);
+      Unpool(Policy::Bytes(*context));
+      Destroy(context);
+    }
+
+    // For a reserve context already unpooled.
+    void Evict(Context* context) {
+      evicted.fetch_add(1, std::memory_order_relaxed);
       Destroy(context);
     }
 
     // An exiting thread's idle context; it stays counted as pooled.
     void Park(const Key& key, Context* context) {
+      const size_t bytes = Policy::Bytes(*context);
       {
         std::lock_guard<std::mutex> lock(reserve_mutex);
         if (!reserve_closed) {
@@ -222,7 +251,8 @@ class ThreadLocalPool {
             buckets.push_back(Bucket{key, {}});
             bucket = &buckets.back();
           }
-          bucket->parked.push_back(context);
+          bucket->parked.push_back(Parked{context, bytes, next_sequence++});
+          bucket->bytes += bytes;
           reserve_size.fetch_add(1, std::memory_order_relaxed);
           return;
         }
@@ -240,11 +270,75 @@ class ThreadLocalPool {
       // The most recently parked: the likeliest to be still in cache and
       // resident, and taking from the back leaves the oldest at the front,
       // the end that eviction frees first.
-      Context* context = bucket->parked.back();
+      const Parked newest = bucket->parked.back();
       bucket->parked.pop_back();
+      bucket->bytes -= newest.bytes;
       reserve_size.fetch_sub(1, std::memory_order_relaxed);
       if (bucket->parked.empty()) EraseBucket(bucket);
-      return context;
+      return newest.context;
+    }
+
+    // Frees the reserve's contexts of keys other than `key`, oldest parked
+    // first, until `bytes` can be claimed from the budget, and claims them.
+    // The returning key's own are spared: freeing one to pool another gains
+    // nothing. False, freeing nothing, if all the others together would not
+    // make the room.
+    bool EvictForRoom(const Key& key, size_t bytes) {
+      if (reserve_size.load(std::memory_order_relaxed) == 0) return false;
+      std::vector<Context*> unpooled;
+      bool claimed = false;
+      {
+        std::lock_guard<std::mutex> lock(reserve_mutex);
+        size_t others_bytes = 0;
+        for (const Bucket& bucket : buckets) {
+          if (!(bucket.key == key)) others_bytes += bucket.bytes;
+        }
+        if (others_bytes + budget->available() < bytes) return false;
+        while (!(claimed = budget->Claim(bytes))) {
+          Bucket* oldest = nullptr;
+          for (Bucket& bucket : buckets) {
+            if (bucket.key == key) continue;
+            if (oldest == nullptr || bucket.parked.front().sequence <
+                                         oldest->parked.front().sequence) {
+              oldest = &bucket;
+            }
+          }
+          if (oldest == nullptr) break;
+          const Parked parked = oldest->parked.front();
+          oldest->parked.pop_front();
+          oldest->bytes -= parked.bytes;
+          reserve_size.fetch_sub(1, std::memory_order_relaxed);
+          if (oldest->parked.empty()) EraseBucket(oldest);
+          Unpool(parked.bytes);  // now, so that the next Claim can have it
+          unpooled.push_back(parked.context);
+        }
+      }
+      for (Context* context : unpooled) Evict(context);
+      return claimed;
+    }
+
+    template <typename Pred>
+    size_t EvictIf(Pred& pred) {
+      std::vector<Context*> unpooled;
+      {
+        std::lock_guard<std::mutex> lock(reserve_mutex);
+        for (size_t i = 0; i < buckets.size();) {
+          Bucket& bucket = buckets[i];
+          if (!pred(static_cast<const Key&>(bucket.key))) {
+            ++i;
+            continue;
+          }
+          for (const Parked& parked : bucket.parked) {
+            Unpool(parked.bytes);
+            unpooled.push_back(parked.context);
+          }
+          reserve_size.fetch_sub(bucket.parked.size(),
+                                 std::memory_order_relaxed);
+          EraseBucket(&bucket);  // moves the last bucket to `i`
+        }
+      }
+      for (Context* context : unpooled) Evict(context);
+      return unpooled.size();
     }
 
     // The pool is gone: destroys the reserve and whatever is parked later.
@@ -257,16 +351,27 @@ class ThreadLocalPool {
         reserve_size.store(0, std::memory_order_relaxed);
       }
       for (Bucket& bucket : parked) {
-        for (Context* context : bucket.parked) DestroyIdle(context);
+        for (const Parked& entry : bucket.parked) {
+          Unpool(entry.bytes);
+          Destroy(entry.context);
+        }
       }
     }
 
+    struct Parked {
+      Context* context;
+      size_t bytes;       // Policy::Bytes, fixed while it is idle
+      uint64_t sequence;  // when it was parked, across all keys
+    };
+
     // The reserve's contexts of one key, oldest parked first. Keys are few
-    // (one per backend, format and level in use), so finding a bucket by
-    // scanning them is cheap whatever the number of contexts parked.
+    // (one per backend, format and level in use), so finding a bucket, or
+    // the one whose front was parked first, by scanning them is cheap
+    // whatever the number of contexts parked.
     struct Bucket {
       Key key;
-      std::deque<Context*> parked;
+      std::deque<Parked> parked;
+      size_t bytes = 0;  // of `parked`
     };
 
     Bucket* FindBucket(const Key& key) {
@@ -288,11 +393,13 @@ class ThreadLocalPool {
     std::atomic<uint64_t> destroyed{0};
     std::atomic<uint64_t> discarded{0};
     std::atomic<uint64_t> rejected{0};
+    std::atomic<uint64_t> evicted{0};
     std::atomic<uint64_t> pooled{0};
     std::atomic<uint64_t> pooled_bytes{0};
 
     std::mutex reserve_mutex;
     std::vector<Bucket> buckets;  // guarded; in no particular order
+    uint64_t next_sequence = 0;   // guarded
     bool reserve_closed = false;  // guarded
     std::atomic<uint64_t> reserve_size{0};
   };
@@ -368,8 +475,12 @@ class ThreadLocalPool {
     }
     std::vector<Context*>& idle = cache->IdleList(shared_, key);
     const size_t bytes = Policy::Bytes(*context);
+    // With the byte cap full, exited threads' contexts of other keys give
+    // way: otherwise contexts of a key nobody asks for any more (after a
+    // level change, say) would keep the cap full, and every context of the
+    // keys in use would be destroyed on return.
     if (idle.size() >= shared_->budget->max_idle_per_thread_per_key() ||
-        !shared_->budget->Claim(bytes)) {
+        !(shared_->budget->Claim(bytes) || shared_->EvictForRoom(key, bytes))) {
       shared_->rejected.fetch_add(1, std::memory_order_relaxed);
       shared_->Destroy(context);
       return;
