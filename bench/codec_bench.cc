@@ -6,7 +6,8 @@
 // replica of core's path) or, compressing, "<backend>-<level>" (zlib-6,
 // libdeflate-5, isal-1, ...), decompressing, the backend ("zlib",
 // "libdeflate", "isal"). Decompress input is what a stock peer sends: core's
-// zlib-6 gzip of the payload.
+// zlib-6 gzip of the payload; for "<backend>-own", what a peer of the same
+// backend sends: its default level's gzip.
 //
 // Besides time per op and bytes/s, each benchmark reports heap traffic per
 // op from the malloc interposer linked into this binary, how much of it was
@@ -53,12 +54,15 @@ struct Impl {
   bool stock = false;
   Backend backend = Backend::kZlib;
   int level = kDefaultLevel;  // resolved; unused for decompression
+  // Decompressing: the input is the backend's own gzip, not zlib-6's.
+  bool own_input = false;
 };
 
 std::string ImplName(Op op, const Impl& impl) {
   if (impl.stock) return "stock";
   const std::string backend(pooled_gzip::BackendName(impl.backend));
-  return op == Op::kCompress ? absl::StrCat(backend, "-", impl.level) : backend;
+  if (op == Op::kCompress) return absl::StrCat(backend, "-", impl.level);
+  return impl.own_input ? absl::StrCat(backend, "-own") : backend;
 }
 
 // The levels measured: zlib's fastest, core's and smallest; libdeflate's
@@ -79,7 +83,9 @@ std::vector<Impl> DecompressImpls() {
   return {{true},
           {false, Backend::kZlib},
           {false, Backend::kLibdeflate},
-          {false, Backend::kIsal}};
+          {false, Backend::kIsal},
+          {false, Backend::kLibdeflate, kDefaultLevel, true},
+          {false, Backend::kIsal, kDefaultLevel, true}};
 }
 
 // Minor page faults of the calling thread so far. Stock's cost for small
@@ -179,8 +185,10 @@ void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,
   // Decompress input is a gzip stream even for incompressible data (core
   // would not have compressed it, but a peer may).
   std::string input_bytes = payload;
+  CompressOptions input_options;
+  if (impl.own_input) input_options.backend = impl.backend;
   if (op == Op::kDecompress &&
-      !CompressToString(payload, CompressOptions{}, &input_bytes).ok()) {
+      !CompressToString(payload, input_options, &input_bytes).ok()) {
     state.SkipWithError("could not prepare the gzip input");
     return;
   }
