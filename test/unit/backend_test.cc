@@ -872,6 +872,384 @@ TEST_P(HostileInputTest, RandomDamageMatchesZlib) {
 }
 
 // ---------------------------------------------------------------------------
+// Bodies zlib refuses that a fast decoder would take: hand-built deflate,
+// wrapped with the checksum and size of what the lenient decoder makes of
+// it, so that only zlib's rules on the body can refuse them.
+
+// Bits least significant first, as deflate packs them.
+class BitWriter {
+ public:
+  void Put(uint32_t value, int bits) {
+    for (int i = 0; i < bits; ++i) PutBit((value >> i) & 1);
+  }
+  // Huffman codes go most significant bit first.
+  void PutCode(uint32_t code, int length) {
+    for (int i = length - 1; i >= 0; --i) PutBit((code >> i) & 1);
+  }
+  std::string Finish() {
+    while (used_ != 0) PutBit(0);
+    return bytes_;
+  }
+
+ private:
+  void PutBit(uint32_t bit) {
+    if (used_ == 0) bytes_.push_back('\0');
+    bytes_.back() = static_cast<char>(bytes_.back() | (bit << used_));
+    used_ = (used_ + 1) % 8;
+  }
+  std::string bytes_;
+  int used_ = 0;
+};
+
+// The canonical codes of deflate for these lengths.
+std::vector<uint32_t> CanonicalCodes(const std::vector<int>& lengths) {
+  int count[16] = {};
+  for (int length : lengths) ++count[length];
+  count[0] = 0;
+  uint32_t next[16] = {};
+  uint32_t code = 0;
+  for (int bits = 1; bits < 16; ++bits) {
+    code = (code + count[bits - 1]) << 1;
+    next[bits] = code;
+  }
+  std::vector<uint32_t> codes(lengths.size());
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] != 0) codes[i] = next[lengths[i]]++;
+  }
+  return codes;
+}
+
+// A dynamic block's header for these code lengths. The code-length code
+// gives 4 bits to each of 0..14 and to 18 (zeros, 11..138), so symbol s
+// is code s and 18 is code 15; with `precode_without_18` 18 has no code,
+// which leaves that code incomplete. `extra_zeros` makes the last run of
+// zeros longer than the lengths, past the declared symbols.
+struct DynamicHeader {
+  std::vector<int> litlen;
+  std::vector<int> dist;
+  int extra_zeros = 0;
+  bool precode_without_18 = false;
+};
+
+void PutDynamicHeader(const DynamicHeader& header, bool final_block,
+                      BitWriter* out) {
+  static constexpr int kOrder[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                     11, 4,  12, 3, 13, 2, 14, 1, 15};
+  out->Put(final_block ? 1 : 0, 1);
+  out->Put(2, 2);
+  out->Put(static_cast<uint32_t>(header.litlen.size() - 257), 5);
+  out->Put(static_cast<uint32_t>(header.dist.size() - 1), 5);
+  out->Put(15, 4);
+  for (int symbol : kOrder) {
+    const bool coded =
+        symbol < 15 || (symbol == 18 && !header.precode_without_18);
+    out->Put(coded ? 4 : 0, 3);
+  }
+  std::vector<int> lengths = header.litlen;
+  lengths.insert(lengths.end(), header.dist.begin(), header.dist.end());
+  for (size_t i = 0; i < lengths.size();) {
+    size_t run = 0;
+    while (i + run < lengths.size() && lengths[i + run] == 0) ++run;
+    const bool last_run = i + run == lengths.size();
+    const size_t zeros = run + (last_run ? header.extra_zeros : 0);
+    if (zeros >= 11 && !header.precode_without_18) {
+      const size_t n = std::min<size_t>(zeros, 138);
+      out->PutCode(15, 4);
+      out->Put(static_cast<uint32_t>(n - 11), 7);
+      i += std::min(n, run);
+      if (last_run && n >= run) break;
+      continue;
+    }
+    out->PutCode(static_cast<uint32_t>(lengths[i]), 4);
+    ++i;
+  }
+}
+
+// Literal/length lengths: `lengths` for the symbols listed, 0 for the rest.
+std::vector<int> Lengths(size_t count, std::vector<std::pair<int, int>> set) {
+  std::vector<int> lengths(count, 0);
+  for (auto [symbol, length] : set) lengths[symbol] = length;
+  return lengths;
+}
+
+// A complete code of `count` symbols with lengths `a` and `a + 1`.
+std::vector<int> CompleteCode(size_t count, int a) {
+  // n symbols of length a and m of a + 1: n + m = count, 2n + m = 2^(a+1).
+  const size_t n = (size_t{1} << (a + 1)) - count;
+  std::vector<int> lengths(count, a + 1);
+  std::fill(lengths.begin(), lengths.begin() + n, a);
+  return lengths;
+}
+
+struct StrictCase {
+  std::string name;
+  std::string body;    // raw deflate
+  std::string output;  // what a decoder that takes the body makes of it
+  const char* zlib_says;
+  Backend lenient;  // the backend whose library takes the body as it is
+};
+
+// Fixed-code bits: literals 0..143 are 8 bits from 0x30, lengths 256..279
+// 7 bits from 0, 280..287 8 bits from 0xc0; distances 5 bits.
+void PutFixedLiteral(uint8_t literal, BitWriter* out) {
+  ASSERT_LT(literal, 144);
+  out->PutCode(0x30 + literal, 8);
+}
+
+std::vector<StrictCase> StrictCases() {
+  std::vector<StrictCase> cases;
+  // A fixed block: 'a', then a reserved length symbol (libdeflate: 258)
+  // at distance 1.
+  for (int symbol : {286, 287}) {
+    BitWriter w;
+    w.Put(1, 1);
+    w.Put(1, 2);
+    PutFixedLiteral('a', &w);
+    w.PutCode(0xc0 + (symbol - 280), 8);
+    w.PutCode(0, 5);
+    w.PutCode(0, 7);
+    cases.push_back({absl::StrCat("fixed_litlen_", symbol), w.Finish(),
+                     std::string(259, 'a'), "invalid literal/length code",
+                     Backend::kLibdeflate});
+  }
+  // A fixed block making 24769 bytes of 'a' (matches of 258 at distance
+  // 1), then copying 3 from a reserved distance symbol (libdeflate: 24577 +
+  // 13 extra bits).
+  for (int symbol : {30, 31}) {
+    BitWriter w;
+    w.Put(1, 1);
+    w.Put(1, 2);
+    PutFixedLiteral('a', &w);
+    for (int i = 0; i < 96; ++i) {
+      w.PutCode(0xc5, 8);  // 285: length 258
+      w.PutCode(0, 5);
+    }
+    w.PutCode(1, 7);  // length 3
+    w.PutCode(static_cast<uint32_t>(symbol), 5);
+    w.Put(0, 13);
+    w.PutCode(0, 7);
+    cases.push_back({absl::StrCat("fixed_dist_", symbol), w.Finish(),
+                     std::string(1 + 96 * 258 + 3, 'a'),
+                     "invalid distance code", Backend::kLibdeflate});
+  }
+  // Dynamic headers declaring more symbols than deflate has: complete codes
+  // over 287/288 literal/lengths or 31/32 distances, a body of "hi".
+  const std::vector<std::pair<size_t, size_t>> counts = {
+      {287, 1}, {288, 1}, {257, 31}, {257, 32}};
+  for (auto [litlen_count, dist_count] : counts) {
+    DynamicHeader header;
+    header.litlen = CompleteCode(litlen_count, 8);
+    header.dist =
+        dist_count == 1 ? std::vector<int>{0} : CompleteCode(dist_count, 4);
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    const std::vector<uint32_t> codes = CanonicalCodes(header.litlen);
+    for (char c : std::string("hi")) {
+      w.PutCode(codes[static_cast<uint8_t>(c)], header.litlen[c]);
+    }
+    w.PutCode(codes[256], header.litlen[256]);
+    cases.push_back({absl::StrCat("dynamic_", litlen_count, "_", dist_count),
+                     w.Finish(), "hi", "too many length or distance symbols",
+                     Backend::kLibdeflate});
+  }
+  // 'a' (1 bit, code 0) and end-of-block (2 bits, code 10): a literal/length
+  // code with a codeword no symbol has; ISA-L takes it, never used.
+  {
+    DynamicHeader header;
+    header.litlen = Lengths(257, {{'a', 1}, {256, 2}});
+    header.dist = {0};
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    for (int i = 0; i < 5; ++i) w.PutCode(0, 1);
+    w.PutCode(2, 2);
+    cases.push_back({"incomplete_litlen", w.Finish(), "aaaaa",
+                     "invalid literal/lengths set", Backend::kIsal});
+  }
+  // 'a' 0, end-of-block 10, length 3 11; one 2-bit distance code (00):
+  // an incomplete distance code, "a" then 3 more at distance 1.
+  const std::vector<int> a_end_3 = Lengths(258, {{'a', 1}, {256, 2}, {257, 2}});
+  {
+    DynamicHeader header;
+    header.litlen = a_end_3;
+    header.dist = {2, 0};
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    w.PutCode(0, 1);
+    w.PutCode(3, 2);
+    w.PutCode(0, 2);
+    w.PutCode(2, 2);
+    cases.push_back({"incomplete_dist", w.Finish(), "aaaa",
+                     "invalid distances set", Backend::kIsal});
+  }
+  // The code-length code without 18: incomplete.
+  {
+    DynamicHeader header;
+    header.litlen = Lengths(257, {{'a', 1}, {256, 1}});
+    header.dist = {0};
+    header.precode_without_18 = true;
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    w.PutCode(0, 1);
+    w.PutCode(0, 1);
+    w.PutCode(1, 1);
+    cases.push_back({"incomplete_precode", w.Finish(), "aa",
+                     "invalid code lengths set", Backend::kIsal});
+  }
+  // A run of zeros 10 past the last distance length.
+  {
+    DynamicHeader header;
+    header.litlen = Lengths(257, {{'a', 1}, {256, 1}});
+    header.dist = {0};
+    header.extra_zeros = 10;
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    for (int i = 0; i < 3; ++i) w.PutCode(0, 1);
+    w.PutCode(1, 1);
+    cases.push_back({"repeat_past_end", w.Finish(), "aaa",
+                     "invalid bit length repeat", Backend::kLibdeflate});
+  }
+  // One 1-bit distance code, and a match using its unused codeword 1
+  // (libdeflate: the one distance, 1).
+  {
+    DynamicHeader header;
+    header.litlen = a_end_3;
+    header.dist = {1};
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    w.PutCode(0, 1);
+    w.PutCode(3, 2);
+    w.PutCode(1, 1);
+    w.PutCode(2, 2);
+    cases.push_back({"one_dist_code_other_bit", w.Finish(), "aaaa",
+                     "invalid distance code", Backend::kLibdeflate});
+  }
+  // No distance code at all, and a match (libdeflate: distance 1, 1 bit).
+  {
+    DynamicHeader header;
+    header.litlen = a_end_3;
+    header.dist = {0};
+    BitWriter w;
+    PutDynamicHeader(header, true, &w);
+    w.PutCode(0, 1);
+    w.PutCode(3, 2);
+    w.PutCode(0, 1);
+    w.PutCode(2, 2);
+    cases.push_back({"no_dist_code_used", w.Finish(), "aaaa",
+                     "invalid distance code", Backend::kLibdeflate});
+  }
+  // A fixed block with 'a', then a last block whose only literal/length
+  // code is a 1-bit end-of-block, ended by the unused codeword 1.
+  {
+    DynamicHeader header;
+    header.litlen = Lengths(257, {{256, 1}});
+    header.dist = {0};
+    BitWriter w;
+    w.Put(0, 1);
+    w.Put(1, 2);
+    PutFixedLiteral('a', &w);
+    w.PutCode(0, 7);
+    PutDynamicHeader(header, true, &w);
+    w.PutCode(1, 1);
+    cases.push_back({"one_litlen_code_other_bit", w.Finish(), "a",
+                     "invalid literal/length code", Backend::kLibdeflate});
+  }
+  return cases;
+}
+
+// `body` wrapped in `format`, with the checksum and size of `output`.
+std::string Wrap(Format format, absl::string_view body,
+                 absl::string_view output) {
+  const auto* data = reinterpret_cast<const Bytef*>(output.data());
+  const auto size = static_cast<uInt>(output.size());
+  std::string stream;
+  auto put = [&](uint32_t value, bool big_endian) {
+    for (int i = 0; i < 4; ++i) {
+      stream += static_cast<char>(value >> (8 * (big_endian ? 3 - i : i)));
+    }
+  };
+  if (format == Format::kGzip) {
+    stream.assign("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
+    stream.append(body.data(), body.size());
+    put(static_cast<uint32_t>(crc32(0, data, size)), false);
+    put(size, false);
+  } else {
+    stream.assign("\x78\x9c", 2);
+    stream.append(body.data(), body.size());
+    put(static_cast<uint32_t>(adler32(1, data, size)), true);
+  }
+  return stream;
+}
+
+// Whether the library behind `backend` takes `body` as raw deflate, making
+// `output` of it: the leniency a case is about, shown on the library alone.
+bool LibraryTakes(Backend backend, const std::string& body,
+                  const std::string& output) {
+  std::string out(output.size() + 64, '\0');
+  if (backend == Backend::kLibdeflate) {
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    size_t produced = 0;
+    const libdeflate_result result = libdeflate_deflate_decompress(
+        d, body.data(), body.size(), out.data(), out.size(), &produced);
+    libdeflate_free_decompressor(d);
+    return result == LIBDEFLATE_SUCCESS && out.substr(0, produced) == output;
+  }
+  inflate_state state;
+  isal_inflate_init(&state);
+  state.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(body.data()));
+  state.avail_in = static_cast<uint32_t>(body.size());
+  state.next_out = reinterpret_cast<uint8_t*>(out.data());
+  state.avail_out = static_cast<uint32_t>(out.size());
+  state.crc_flag = ISAL_DEFLATE;
+  const int result = isal_inflate_stateless(&state);
+  return result == ISAL_DECOMP_OK &&
+         out.substr(0, out.size() - state.avail_out) == output;
+}
+
+TEST(StrictDecodeTest, TheCasesProbeRealLeniencies) {
+  for (const StrictCase& c : StrictCases()) {
+    EXPECT_TRUE(LibraryTakes(c.lenient, c.body, c.output))
+        << c.name << ": " << BackendName(c.lenient)
+        << " no longer takes it; the case tests nothing";
+    std::string plain;
+    EXPECT_FALSE(PlainInflate(Wrap(Format::kGzip, c.body, c.output),
+                              Format::kGzip, &plain))
+        << c.name << ": plain zlib takes it";
+  }
+}
+
+// Every backend refuses what zlib refuses, with zlib's words.
+TEST(StrictDecodeTest, EveryBackendRefusesWhatZlibRefuses) {
+  for (const StrictCase& c : StrictCases()) {
+    for (Format format : kFormats) {
+      const std::string stream = Wrap(format, c.body, c.output);
+      for (size_t limit : {kNoLimit, c.output.size(), size_t{1}}) {
+        for (Slicing slicing : {Slicing::kWhole, Slicing::kRandomCuts}) {
+          const std::vector<absl::string_view> pieces = Slice(stream, slicing);
+          const Answer zlib =
+              DecompressWith(Backend::kZlib, format, pieces, limit);
+          if (limit >= c.output.size()) {
+            EXPECT_EQ(zlib.code, absl::StatusCode::kDataLoss) << c.name;
+            EXPECT_NE(zlib.message.find(c.zlib_says), std::string::npos)
+                << c.name << ": " << zlib.message;
+          }
+          for (Backend backend : {Backend::kLibdeflate, Backend::kIsal}) {
+            const Answer got = DecompressWith(backend, format, pieces, limit);
+            EXPECT_EQ(got.code, zlib.code)
+                << c.name << " " << FormatName(format) << " limit " << limit
+                << " " << SlicingName(slicing) << ": " << BackendName(backend)
+                << " said \"" << got.message << "\", zlib \"" << zlib.message
+                << "\"";
+            EXPECT_EQ(got.message, zlib.message)
+                << c.name << " " << BackendName(backend);
+            EXPECT_LE(got.given, limit == kNoLimit ? kNoLimit : limit + 1);
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // The gzip trailer's size (ISIZE) comes from the peer.
 
 TEST(LyingIsizeTest, NeverRefusesWhatZlibAcceptsNorAllocatesByIt) {

@@ -13,9 +13,10 @@
 namespace pooled_gzip {
 
 // Every backend writes standard gzip and zlib streams that any peer reads,
-// and reads any valid stream: whatever a backend's fast path does not take,
-// zlib decodes, so corrupt, truncated or oversized input gets the zlib
-// backend's answer from every backend.
+// and reads exactly what zlib reads: a fast path takes only a stream whose
+// body keeps every rule zlib enforces (checked before decoding), and zlib
+// decides the rest, so every backend gives the zlib backend's answer (the
+// same output, or the same error) to any input.
 enum class Backend {
   // The reference; at its default level, byte-identical to gRPC core.
   kZlib,

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/backend_support.h"
+#include "codec/zlib_rules.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -232,7 +233,13 @@ class IsalInflater final : public Inflater {
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
     const size_t header = PlainHeaderBytes(input);
-    if (header == 0) return fallback_.Inflate(input, max_output_bytes, sink);
+    // ISA-L takes incomplete Huffman codes zlib refuses, and a body that
+    // never uses the missing codewords passes its checksum; ISA-L cannot be
+    // told to refuse them nor stopped between blocks to check, so a pass of
+    // ours over the body checks zlib's rules first (codec/zlib_rules.h).
+    if (header == 0 || !MeetsZlibRules(input, header)) {
+      return fallback_.Inflate(input, max_output_bytes, sink);
+    }
     inflate_state& state = *state_;
     Rewind();
     const size_t budget = BudgetFor(max_output_bytes);
@@ -248,11 +255,9 @@ class IsalInflater final : public Inflater {
     // ISA-L answers only for a message it finishes cleanly within the
     // limit; otherwise zlib decides (reproducing ISA-L's output so far into
     // scratch and going on from there). ISA-L decodes ahead into a buffer
-    // of its own, so it can fail past the limit; and it accepts Huffman
-    // code sets zlib rejects (incomplete or over-subscribed), decoding
-    // garbage until the checksum fails, so even its passing the limit is
-    // not zlib's answer: that message is DATA_LOSS if zlib finds the
-    // error first.
+    // of its own, so it can fail past the limit, and its passing the limit
+    // is not zlib's answer either: a message that is corrupt further on is
+    // DATA_LOSS if zlib finds the error first.
     auto zlib_decides = [&] {
       const size_t committed = output.committed();
       const absl::Span<char> open_chunk = output.Release();

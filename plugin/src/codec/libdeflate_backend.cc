@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/backend_support.h"
+#include "codec/zlib_rules.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -23,6 +24,7 @@ constexpr size_t kMaxDeflateRatio = 1032;
 // (deflate), FLG 0. Only these go through libdeflate, which skips the
 // header CRC (FHCRC) that zlib checks.
 constexpr uint8_t kPlainGzipHeader[4] = {0x1f, 0x8b, 8, 0};
+constexpr size_t kPlainGzipHeaderBytes = 10;
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const {
@@ -165,11 +167,21 @@ class LibdeflateInflater final : public Inflater {
   }
 
   // Whether libdeflate inflated the whole input, one gzip member and
-  // nothing after it, to exactly `out.size()` bytes.
+  // nothing after it, to exactly `out.size()` bytes, from a body that keeps
+  // zlib's rules.
   bool OneShot(Pieces input, absl::Span<char> out) {
     const size_t total = TotalSize(input);
     const char* data = Contiguous(input, total, &input_);
     if (data == nullptr) return false;
+    // libdeflate takes bodies zlib refuses (codec/zlib_rules.h), and it has
+    // no switch for zlib's rules nor a way to stop between blocks, so a
+    // pass of ours over the body checks them first: it reads the symbols
+    // of every block but a last one with complete codes, without writing
+    // any output, which is cheaper than handing every message to zlib.
+    const absl::string_view whole(data, total);
+    if (!MeetsZlibRules({&whole, 1}, kPlainGzipHeaderBytes)) {
+      return false;
+    }
     size_t consumed = 0;
     size_t produced = 0;
     const libdeflate_result result = libdeflate_gzip_decompress_ex(
