@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/str_cat.h"
 #include "grpc/byte_buffer_access.h"
 
 namespace pooled_gzip::fuzz {
@@ -73,7 +74,7 @@ grpc::ByteBuffer FlaggedBuffer(absl::Span<const absl::string_view> pieces,
 
 Reference ReferenceInflate(absl::string_view input, Format format,
                            size_t max_output) {
-  Reference ref{Reference::Outcome::kError, std::string(max_output, '\0')};
+  Reference ref{Reference::Outcome::kError, std::string(max_output, '\0'), 0};
   z_stream stream{};
   if (inflateInit2(&stream, format == Format::kGzip ? 31 : 15) != Z_OK) {
     Fail("inflateInit2");
@@ -95,6 +96,7 @@ Reference ReferenceInflate(absl::string_view input, Format format,
     result = inflate(&stream, Z_NO_FLUSH);
   }
   ref.output.resize(max_output - stream.avail_out);
+  ref.consumed = input.size() - stream.avail_in;
   if (result == Z_STREAM_END) {
     ref.outcome = stream.avail_in == 0 ? Reference::Outcome::kStream
                                        : Reference::Outcome::kTrailingBytes;
@@ -106,6 +108,40 @@ Reference ReferenceInflate(absl::string_view input, Format format,
   }
   inflateEnd(&stream);
   return ref;
+}
+
+void CheckAgainstReference(const Reference& ref, size_t limit,
+                           const Result& got) {
+  using Outcome = Reference::Outcome;
+  const size_t produced = ref.output.size();
+  const bool over = produced > limit;
+  auto expect = [&](absl::StatusCode code) {
+    if (got.code != code) {
+      Fail(absl::StrCat("expected code ", static_cast<int>(code), ", got ",
+                        static_cast<int>(got.code), "; reference outcome ",
+                        static_cast<int>(ref.outcome), " after ", produced,
+                        " bytes, limit ", limit));
+    }
+  };
+  switch (ref.outcome) {
+    case Outcome::kStream:
+      if (over) return expect(absl::StatusCode::kResourceExhausted);
+      expect(absl::StatusCode::kOk);
+      if (got.output != ref.output) Fail("output differs from zlib's");
+      return;
+    case Outcome::kTrailingBytes:
+      return expect(over ? absl::StatusCode::kResourceExhausted
+                         : absl::StatusCode::kDataLoss);
+    case Outcome::kOutputExceeded:
+      return expect(absl::StatusCode::kResourceExhausted);
+    case Outcome::kError:
+      if (produced == limit + 1 &&
+          got.code == absl::StatusCode::kResourceExhausted) {
+        return;
+      }
+      return expect(produced > limit + 1 ? absl::StatusCode::kResourceExhausted
+                                         : absl::StatusCode::kDataLoss);
+  }
 }
 
 }  // namespace pooled_gzip::fuzz

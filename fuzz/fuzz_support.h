@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "codec/codec.h"
@@ -78,9 +79,23 @@ struct Reference {
   };
   Outcome outcome;
   std::string output;  // what was produced before stopping
+  size_t consumed;     // input bytes read before stopping
 };
 Reference ReferenceInflate(absl::string_view input, Format format,
                            size_t max_output);
+
+// What a decode through the codec answered.
+struct Result {
+  absl::StatusCode code;
+  std::string output;
+};
+
+// Fails unless `got`, decoded under `limit`, is what the codec must answer
+// given what plain zlib made of the same bytes with room for limit + 2
+// bytes of output. Where the limit and an error coincide (exactly
+// limit + 1 bytes before the error), either is right.
+void CheckAgainstReference(const Reference& ref, size_t limit,
+                           const Result& got);
 
 }  // namespace pooled_gzip::fuzz
 

@@ -16,7 +16,9 @@ build_dir=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 source "$(dirname "${BASH_SOURCE[0]}")/configure_preset.sh"
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-if ((${#targets[@]} == 0)); then targets=(decode_fuzzer roundtrip_fuzzer); fi
+if ((${#targets[@]} == 0)); then
+  targets=(decode_fuzzer decode_diff_fuzzer roundtrip_fuzzer)
+fi
 
 start=$SECONDS
 # The CMake preset fuzz; FUZZ_CXX replaces its clang++.
