@@ -188,7 +188,11 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
     return grpc::CreateCustomChannel(target, credentials, args);
   }
   // The level is process-wide: an unset one must not undo Configure's.
-  if (level != kDefaultLevel) args.SetInt(kArgLevel, level);
+  if (level != kDefaultLevel) {
+    Options process_wide = GetOptions();
+    process_wide.level = level;
+    if (!Configure(process_wide).ok()) return nullptr;
+  }
   return CreateChannel(target, credentials, args);
 }
 

@@ -113,7 +113,9 @@ RunningServer StartEchoServer(const ServerOptions& options) {
   if (options.pooled) {
     // The level is process-wide: an unset one must not undo Configure's.
     if (options.level != kDefaultLevel) {
-      builder.AddChannelArgument(kArgLevel, options.level);
+      Options process_wide = GetOptions();
+      process_wide.level = options.level;
+      if (!Configure(process_wide).ok()) return running;
     }
     EnableOnServer(builder);
   }

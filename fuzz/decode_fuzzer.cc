@@ -92,9 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Format format =
       (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
   const Backend backend = BackendOf(header.byte(0) >> 2);
-  if (!internal::SetSettings({backend, kDefaultLevel}).ok()) {
-    Fail("SetSettings");
-  }
+  UseBackend(backend);
   const size_t limit = ((size_t{header.byte(1)} << 16) |
                         (size_t{header.byte(2)} << 8) | header.byte(3)) %
                        (kMaxLimit + 1);

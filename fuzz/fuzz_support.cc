@@ -110,6 +110,13 @@ Reference ReferenceInflate(absl::string_view input, Format format,
   return ref;
 }
 
+void UseBackend(Backend backend) {
+  Options options = GetOptions();
+  options.backend = backend;
+  options.level = kDefaultLevel;
+  if (!Configure(options).ok()) Fail("Configure");
+}
+
 void CheckAgainstReference(const Reference& ref, size_t limit,
                            const Result& got) {
   using Outcome = Reference::Outcome;

@@ -41,6 +41,10 @@ class Header {
 // 1 libdeflate, 2 ISA-L.
 Backend BackendOf(uint8_t bits);
 
+// Makes `backend`, at its default level, the process-wide one (raw mode and
+// the core codec use it); aborts if Configure refuses.
+void UseBackend(Backend backend);
+
 // A header byte as a piece size: 0 keeps the input whole.
 std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size);
 

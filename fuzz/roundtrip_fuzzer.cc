@@ -95,9 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.level =
       ((header.byte(0) >> 1) & 0xf) % (MaxLevel(options.backend) + 2) - 1;
   // Raw mode compresses and decodes with the configured backend.
-  if (!internal::SetSettings({options.backend, kDefaultLevel}).ok()) {
-    Fail("SetSettings");
-  }
+  UseBackend(options.backend);
   const absl::string_view payload = header.rest();
 
   const std::string compressed = CompressOnce(header, options);

@@ -187,7 +187,7 @@ void CollectPools(std::vector<MetricFamily>& families) {
       Family("pooled_gzip_pooled_limit_bytes",
              "Cap on the heap held by idle contexts, both pools together.",
              MetricType::Gauge);
-  Add(limit, {}, GetPoolLimits().max_pooled_bytes);
+  Add(limit, {}, GetOptions().max_pooled_bytes);
   families.push_back(std::move(limit));
 }
 

@@ -86,13 +86,13 @@ struct Worker {
 };
 
 TEST(ThreadChurn, TenThousandThreadsLeaveNothingBehind) {
-  const PoolLimits original = GetPoolLimits();
+  const Options original = GetOptions();
   // Room for two idle writers (a deflate context is ~270 KiB), so
   // most threads find the byte cap full and the cap is really exercised.
-  PoolLimits limits;
-  limits.max_idle_per_thread_per_key = 2;
+  Options limits = original;
+  limits.max_idle_contexts_per_thread = 2;
   limits.max_pooled_bytes = 600 * 1024;
-  SetPoolLimits(limits);
+  ASSERT_TRUE(Configure(limits).ok());
 
   const PoolStats start = GetPoolStats();
   std::atomic<int> errors{0};
@@ -119,7 +119,7 @@ TEST(ThreadChurn, TenThousandThreadsLeaveNothingBehind) {
         << "after thread " << first;
   }
   const PoolStats end = GetPoolStats();
-  SetPoolLimits(original);
+  ASSERT_TRUE(Configure(original).ok());
 
   EXPECT_EQ(errors.load(), 0);
   EXPECT_LE(max_pooled_bytes_seen.load(), limits.max_pooled_bytes);
@@ -179,9 +179,10 @@ void CompressConfigured(int messages, uint32_t seed, std::atomic<int>* errors) {
 // the writers of the new level must still be pooled and reused.
 TEST(ThreadChurn, PoolRecoversAfterTheLevelChanges) {
   const Options original = GetOptions();
-  const PoolLimits original_limits = GetPoolLimits();
-  SetPoolLimits(PoolLimits{});  // 64 MiB: room for about 100 level-6 writers
   Options options = original;
+  // The default 64 MiB: room for about 100 level-6 writers.
+  options.max_idle_contexts_per_thread = Options().max_idle_contexts_per_thread;
+  options.max_pooled_bytes = Options().max_pooled_bytes;
   options.backend = Backend::kLibdeflate;
   options.level = 6;
   ASSERT_TRUE(Configure(options).ok());
@@ -206,6 +207,8 @@ TEST(ThreadChurn, PoolRecoversAfterTheLevelChanges) {
 
   options.level = 5;
   ASSERT_TRUE(Configure(options).ok());
+  // The change itself frees what no message asks for any more.
+  EXPECT_EQ(GetPoolStats().writers.in_reserve, 0u) << ToString(GetPoolStats());
   constexpr int kNewThreads = 8;
   constexpr int kMessagesPerThread = 1000;
   {
@@ -217,7 +220,6 @@ TEST(ThreadChurn, PoolRecoversAfterTheLevelChanges) {
   }
   const PoolStats end = GetPoolStats();
   ASSERT_TRUE(Configure(original).ok());
-  SetPoolLimits(original_limits);
 
   EXPECT_EQ(errors.load(), 0);
   const uint64_t created = end.writers.created - after_old.writers.created;

@@ -7,14 +7,15 @@
 #include <grpcpp/support/channel_arguments.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "codec/codec.h"
-#include "grpc/core_codec.h"
+#include "codec/settings.h"
 #include "pooled_gzip/channel_args.h"
 #include "pooled_gzip/options.h"
-#include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip::internal {
 namespace {
@@ -40,11 +41,8 @@ TEST(ReadChannelConfig, DefaultsMatchCore) {
   EXPECT_TRUE(config.per_message_compression);
   EXPECT_FALSE(config.default_level_set);
   EXPECT_TRUE(config.enabled);
-  EXPECT_FALSE(config.level.has_value());
   EXPECT_FALSE(config.max_send_message_length.has_value());
   EXPECT_FALSE(config.max_receive_message_length.has_value());
-  EXPECT_FALSE(config.max_idle_per_thread.has_value());
-  EXPECT_FALSE(config.max_pooled_bytes.has_value());
 }
 
 TEST(ReadChannelConfig, ReadsGrpcAndPluginKeys) {
@@ -55,9 +53,6 @@ TEST(ReadChannelConfig, ReadsGrpcAndPluginKeys) {
   args.SetInt(GRPC_ARG_ENABLE_PER_MESSAGE_COMPRESSION, 0);
   args.SetInt(GRPC_COMPRESSION_CHANNEL_DEFAULT_LEVEL, GRPC_COMPRESS_LEVEL_LOW);
   args.SetInt(kArgEnabled, 0);
-  args.SetInt(kArgLevel, 1);
-  args.SetInt(kArgMaxIdlePerThread, 3);
-  args.SetInt(kArgMaxPooledBytes, 1 << 20);
   const ChannelConfig config = Read(args);
   EXPECT_EQ(config.default_algorithm, GRPC_COMPRESS_DEFLATE);
   // Core keeps "identity" enabled whatever the bitset says.
@@ -66,22 +61,32 @@ TEST(ReadChannelConfig, ReadsGrpcAndPluginKeys) {
   EXPECT_FALSE(config.per_message_compression);
   EXPECT_TRUE(config.default_level_set);
   EXPECT_FALSE(config.enabled);
-  EXPECT_EQ(config.level, 1);
-  EXPECT_EQ(config.max_idle_per_thread, 3u);
-  EXPECT_EQ(config.max_pooled_bytes, size_t{1} << 20);
 }
 
 TEST(ReadChannelConfig, IgnoresMalformedPluginValues) {
   grpc::ChannelArguments args;
-  args.SetString(kArgLevel, "fast");
   args.SetInt(kArgEnabled, 2);
-  args.SetString(kArgMaxPooledBytes, "lots");
-  args.SetInt(kArgMaxIdlePerThread, -1);
+  EXPECT_TRUE(Read(args).enabled);
+  args.SetString(kArgEnabled, "no");
+  EXPECT_TRUE(Read(args).enabled);
+}
+
+// One channel's value for a process-wide setting would change every
+// channel's; Configure is the one way to set them.
+TEST(ReadChannelConfig, ProcessWideKeysOfEarlierVersionsChangeNothing) {
+  const Options before = GetOptions();
+  grpc::ChannelArguments args;
+  args.SetInt("pooled_gzip.level", 1);
+  args.SetInt("pooled_gzip.max_idle_contexts_per_thread", 7);
+  args.SetInt("pooled_gzip.max_pooled_bytes", 12345);
   const ChannelConfig config = Read(args);
-  EXPECT_FALSE(config.level.has_value());
+  NoteReceiveLimitOf(config);
   EXPECT_TRUE(config.enabled);
-  EXPECT_FALSE(config.max_pooled_bytes.has_value());
-  EXPECT_FALSE(config.max_idle_per_thread.has_value());
+  const Options after = GetOptions();
+  EXPECT_EQ(after.level, before.level);
+  EXPECT_EQ(after.max_idle_contexts_per_thread,
+            before.max_idle_contexts_per_thread);
+  EXPECT_EQ(after.max_pooled_bytes, before.max_pooled_bytes);
 }
 
 TEST(ReadChannelConfig, MinimalStackHasNoCompressionFilter) {
@@ -105,16 +110,47 @@ TEST(ReadChannelConfig, SizeLimits) {
   EXPECT_TRUE(WithinSendLimit(ChannelConfig{}, size_t{1} << 40));
 }
 
-TEST(ApplyProcessWideArgs, LevelIsProcessWide) {
-  const CodecSettings original = CurrentSettings();
-  ChannelConfig config;
-  config.level = 2;
-  ApplyProcessWideArgs(config);
-  EXPECT_EQ(CurrentSettings().level, 2);
-  config.level = 42;  // not a zlib level: logged, ignored
-  ApplyProcessWideArgs(config);
-  EXPECT_EQ(CurrentSettings().level, 2);
-  ASSERT_TRUE(SetSettings(original).ok());
+// Each test case runs in a process of its own (gtest_discover_tests), so
+// the limits noted here start from none.
+TEST(NoteReceiveLimitOf, OnlyEnabledFiniteLimitsRaiseTheDerivedCap) {
+  constexpr size_t kDefaultCap = 2 * (size_t{4} << 20);
+  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  ChannelConfig unlimited;
+  unlimited.max_receive_message_length = -1;
+  NoteReceiveLimitOf(unlimited);
+  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  ChannelConfig disabled;
+  disabled.enabled = false;
+  disabled.max_receive_message_length = 64 << 20;
+  NoteReceiveLimitOf(disabled);
+  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  ChannelConfig smaller;
+  smaller.max_receive_message_length = 1 << 20;  // gRPC's default stays
+  NoteReceiveLimitOf(smaller);
+  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  ChannelConfig larger;
+  larger.max_receive_message_length = 16 << 20;
+  NoteReceiveLimitOf(larger);
+  EXPECT_EQ(CurrentSettings().decompress_cap, size_t{32} << 20);
+  NoteReceiveLimitOf(smaller);  // the largest noted stays
+  EXPECT_EQ(CurrentSettings().decompress_cap, size_t{32} << 20);
+}
+
+TEST(NoteReceiveLimitOf, AnExplicitCapWins) {
+  const Options original = GetOptions();
+  Options options = original;
+  options.max_decompressed_bytes = 123;
+  ASSERT_TRUE(Configure(options).ok());
+  ChannelConfig larger;
+  larger.max_receive_message_length = 16 << 20;
+  NoteReceiveLimitOf(larger);
+  EXPECT_EQ(CurrentSettings().decompress_cap, 123u);
+  options.max_decompressed_bytes = std::numeric_limits<size_t>::max();
+  ASSERT_TRUE(Configure(options).ok());
+  EXPECT_EQ(CurrentSettings().decompress_cap,
+            std::numeric_limits<size_t>::max());
+  ASSERT_TRUE(Configure(original).ok());
+  EXPECT_EQ(CurrentSettings().decompress_cap, size_t{32} << 20);
 }
 
 TEST(Configure, EveryBackendAndLevelRoundTrips) {
@@ -127,30 +163,44 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       options.backend = backend;
       options.level = level;
       options.max_decompressed_bytes = 1000 + level;
+      options.max_idle_contexts_per_thread = 4 + level;
+      options.max_pooled_bytes = 5000 + level;
       ASSERT_TRUE(Configure(options).ok());
-      EXPECT_EQ(GetOptions().backend, backend);
-      EXPECT_EQ(GetOptions().level, level);
-      EXPECT_EQ(GetOptions().max_decompressed_bytes, 1000u + level);
+      const Options applied = GetOptions();
+      EXPECT_EQ(applied.backend, backend);
+      EXPECT_EQ(applied.level, level);
+      EXPECT_EQ(applied.max_decompressed_bytes, 1000u + level);
+      EXPECT_EQ(applied.max_idle_contexts_per_thread, 4u + level);
+      EXPECT_EQ(applied.max_pooled_bytes, 5000u + level);
+      const CodecSettings current = CurrentSettings();
+      EXPECT_EQ(current.backend, backend);
+      EXPECT_EQ(current.level, level);
+      EXPECT_EQ(current.decompress_cap, 1000u + level);
       EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, backend);
     }
   }
+  const Options last = GetOptions();
   Options bad;
-  bad.backend = Backend::kIsal;
-  bad.level = 4;
+  bad.backend = Backend::kZlib;
+  bad.level = 10;  // no such zlib level
+  bad.max_decompressed_bytes = 1;
+  bad.max_pooled_bytes = 1;
   EXPECT_EQ(Configure(bad).code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(GetOptions().backend, Backend::kIsal);  // unchanged
+  // Nothing of the refused call took effect.
+  const Options unchanged = GetOptions();
+  EXPECT_EQ(unchanged.backend, last.backend);
+  EXPECT_EQ(unchanged.level, last.level);
+  EXPECT_EQ(unchanged.max_decompressed_bytes, last.max_decompressed_bytes);
+  EXPECT_EQ(unchanged.max_pooled_bytes, last.max_pooled_bytes);
+  EXPECT_EQ(CurrentSettings().decompress_cap, *last.max_decompressed_bytes);
   ASSERT_TRUE(Configure(original).ok());
 }
 
-TEST(ApplyProcessWideArgs, ChangesOnlyTheCapsGiven) {
-  const PoolLimits original = GetPoolLimits();
-  ChannelConfig config;
-  config.max_pooled_bytes = 12345;
-  ApplyProcessWideArgs(config);
-  EXPECT_EQ(GetPoolLimits().max_pooled_bytes, 12345u);
-  EXPECT_EQ(GetPoolLimits().max_idle_per_thread_per_key,
-            original.max_idle_per_thread_per_key);
-  SetPoolLimits(original);
+TEST(Configure, BackendNamesParseInAnyCase) {
+  EXPECT_EQ(ParseBackend("ISAL"), Backend::kIsal);
+  EXPECT_EQ(ParseBackend("LibDeflate"), Backend::kLibdeflate);
+  EXPECT_EQ(ParseBackend("zlib"), Backend::kZlib);
+  EXPECT_EQ(ParseBackend("zstd"), std::nullopt);
 }
 
 TEST(DecideCallFormat, ChannelDefaultIsMadeExplicit) {

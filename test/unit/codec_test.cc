@@ -770,24 +770,11 @@ TEST(CodecMiscTest, FormatNames) {
   EXPECT_EQ(internal::ZlibWindowBits(Format::kZlib), 15);
 }
 
-TEST(CodecMiscTest, PoolLimitsRoundTrip) {
-  const PoolLimits original = GetPoolLimits();
-  PoolLimits limits;
-  limits.max_idle_per_thread_per_key = 5;
-  limits.max_pooled_bytes = 123456;
-  SetPoolLimits(limits);
-  EXPECT_EQ(GetPoolLimits().max_idle_per_thread_per_key, 5u);
-  EXPECT_EQ(GetPoolLimits().max_pooled_bytes, 123456u);
-  SetPoolLimits(original);
-  EXPECT_EQ(GetPoolLimits().max_idle_per_thread_per_key,
-            original.max_idle_per_thread_per_key);
-}
-
 TEST(CodecMiscTest, ZeroByteCapPoolsNothing) {
-  const PoolLimits original = GetPoolLimits();
-  PoolLimits limits = original;
-  limits.max_pooled_bytes = 0;
-  SetPoolLimits(limits);
+  const Options original = GetOptions();
+  Options options_without_room = original;
+  options_without_room.max_pooled_bytes = 0;
+  ASSERT_TRUE(Configure(options_without_room).ok());
   // A key no other test uses, so no idle context of it exists yet.
   CompressOptions options;
   options.format = Format::kZlib;
@@ -797,7 +784,7 @@ TEST(CodecMiscTest, ZeroByteCapPoolsNothing) {
   ASSERT_TRUE(CompressToString("abc", options, &compressed).ok());
   ASSERT_TRUE(CompressToString("abc", options, &compressed).ok());
   const PoolStats after = GetPoolStats();
-  SetPoolLimits(original);
+  ASSERT_TRUE(Configure(original).ok());
   EXPECT_EQ(after.reused, before.reused);
   EXPECT_EQ(after.created, before.created + 2);
   EXPECT_EQ(after.rejected_by_caps, before.rejected_by_caps + 2);

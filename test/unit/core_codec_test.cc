@@ -19,8 +19,10 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "grpc/byte_buffer_codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
+#include "traffic_totals.h"
 
 namespace pooled_gzip::internal {
 namespace {
@@ -165,12 +167,25 @@ std::vector<std::string> Variants(const std::string& stream,
   return variants;
 }
 
+using ::pooled_gzip::test_support::RefusedMessages;
+
+uint64_t Refusals() { return RefusedMessages(); }
+
+uint64_t Declined(grpc_compression_algorithm algorithm) {
+  return ::pooled_gzip::test_support::DeclinedOrFailed(
+      /*compressing=*/true,
+      algorithm == GRPC_COMPRESS_GZIP ? "gzip" : "deflate");
+}
+
 class CoreCodecTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // zlib at its default level is the backend that matches core byte for
     // byte; the others are checked by contract in backend_test.
-    ASSERT_TRUE(SetSettings({Backend::kZlib, kDefaultLevel}).ok());
+    Options options = GetOptions();
+    options.backend = Backend::kZlib;
+    options.level = kDefaultLevel;
+    ASSERT_TRUE(Configure(options).ok());
     ASSERT_NE(Stock().compress, nullptr) << "libgrpc's definition not found";
     ASSERT_NE(Stock().decompress, nullptr);
     ASSERT_NE(Stock().compress, &PooledCompress);
@@ -283,31 +298,39 @@ TEST_F(CoreCodecTest, CapRefusesLargerMessagesOnly) {
   ASSERT_EQ(compressed.result, 1);
   const std::string stream = compressed.output.substr(3);
 
-  SetExplicitDecompressCap(5000);
+  Options options = GetOptions();
+  options.max_decompressed_bytes = 5000;
+  ASSERT_TRUE(Configure(options).ok());
   EXPECT_EQ(
       RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream, Slicing::kOne, 0),
       (Outcome{1, "PRE" + message}));
-  SetExplicitDecompressCap(4999);
-  const uint64_t refusals = GetPoolStats().size_limit_refusals;
+  options.max_decompressed_bytes = 4999;
+  ASSERT_TRUE(Configure(options).ok());
+  const uint64_t refusals = Refusals();
   EXPECT_EQ(RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream,
                      Slicing::kRandomCuts, 0),
             (Outcome{0, "PRE"}));
-  EXPECT_EQ(GetPoolStats().size_limit_refusals, refusals + 1);
-  SetExplicitDecompressCap(std::nullopt);
+  EXPECT_EQ(Refusals(), refusals + 1);
+  options.max_decompressed_bytes.reset();
+  ASSERT_TRUE(Configure(options).ok());
 }
 
-TEST(DecompressCapTest, DerivedFromTheLargestReceiveLimit) {
-  SetExplicitDecompressCap(std::nullopt);
-  EXPECT_EQ(DecompressCap(), size_t{4} << 20);  // gRPC's default
-  NoteReceiveLimit(64 << 20);
-  EXPECT_EQ(DecompressCap(), size_t{64} << 20);
-  NoteReceiveLimit(1 << 20);
-  EXPECT_EQ(DecompressCap(), size_t{64} << 20);
-  SetExplicitDecompressCap(123);
-  EXPECT_EQ(DecompressCap(), 123u);
-  SetExplicitDecompressCap(std::nullopt);
-  NoteReceiveLimit(-1);
-  EXPECT_EQ(DecompressCap(), std::numeric_limits<size_t>::max());
+// Every message below MinStreamBytes is declined, and counted as declined,
+// as longer incompressible ones are: gzip's 19-byte minimum once skipped
+// the counters.
+TEST_F(CoreCodecTest, TooShortToShrinkIsCountedAsDeclined) {
+  for (grpc_compression_algorithm algorithm :
+       {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
+    const size_t min_stream = MinStreamBytes(*FormatOf(algorithm));
+    for (size_t size : {size_t{1}, min_stream / 2, min_stream - 1}) {
+      const uint64_t declined = Declined(algorithm);
+      const std::string message(size, 'a');
+      EXPECT_EQ(RunCodec(&PooledCompress, algorithm, message, Slicing::kOne, 0),
+                (Outcome{0, "PRE" + message}));
+      EXPECT_EQ(Declined(algorithm), declined + 1)
+          << "algorithm " << algorithm << ", " << size << " B";
+    }
+  }
 }
 
 TEST(InstallTest, ActiveWhenLinkedThroughTheCMakeTarget) {

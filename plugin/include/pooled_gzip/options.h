@@ -1,5 +1,5 @@
-// Process-wide codec options: which deflate implementation compresses, at
-// what level, and the cap on a decompressed message.
+// Process-wide options: which deflate implementation compresses, at what
+// level, the cap on a decompressed message, and the pool's caps.
 
 #ifndef POOLED_GZIP_OPTIONS_H_
 #define POOLED_GZIP_OPTIONS_H_
@@ -49,22 +49,41 @@ struct Options {
   //     little faster and about 10% larger; 3 is a few percent smaller at
   //     a small cost; 2 is close to 1.
   int level = kDefaultLevel;
-  // The largest message the core codec inflates; a larger one fails its
-  // call with INTERNAL, as gRPC reports any decompression failure. Unset:
-  // the largest max_receive_message_length of the channels and servers set
-  // up through pooled_gzip (gRPC's default 4 MiB if none sets one; no cap
-  // if one is unlimited), so that no message they accept is refused.
+  // The most bytes one received message may inflate to on the core codec
+  // (raw mode has its own max_message_bytes). Unset: twice the largest
+  // finite max_receive_message_length of the channels and servers set up
+  // through pooled_gzip and of every grpc::ServerBuilder server built after
+  // the core codec was installed, and at least twice gRPC's default 4 MiB.
+  // A message over its receiver's limit but within the cap is inflated, so
+  // that gRPC refuses it with its own RESOURCE_EXHAUSTED; a larger one stops
+  // at the cap and fails as a decompression error (README, "Limits").
+  // Unlimited receive limits never raise the cap; only this field can:
+  // SIZE_MAX is no cap at all, as stock gRPC (a bomb inflates in full).
   std::optional<size_t> max_decompressed_bytes;
+  // Idle contexts one thread keeps per kind (writer or reader, per
+  // backend, format and level). A thread compresses one message at a time,
+  // so 2 leaves room for a nested use.
+  size_t max_idle_contexts_per_thread = 2;
+  // Heap that idle contexts may hold across all threads. A context returned
+  // past it is freed, after parked contexts of other settings are.
+  size_t max_pooled_bytes = size_t{64} << 20;
 };
 
-// "zlib", "libdeflate", "isal", and back (nullopt for another name): for
-// flags and configuration files.
+// "zlib", "libdeflate", "isal", and back, in any case (nullopt for another
+// name): for flags and configuration files.
 absl::string_view BackendName(Backend backend);
 std::optional<Backend> ParseBackend(absl::string_view name);
 
-// Applies `options` to every message compressed from now on. Safe to call
-// at any time, also before channels and servers exist. INVALID_ARGUMENT for
-// a level the backend does not have.
+// The process-wide settings' one entry point: applies all of `options` at
+// once to every message from now on, on every path (core codec, fallback
+// interceptor, raw mode). Safe at any time, from any thread, also before
+// channels and servers exist; a message sees one call's options whole.
+// INVALID_ARGUMENT, changing nothing, for a level the backend lacks. To
+// change one field, start from GetOptions():
+//
+//   pooled_gzip::Options options = pooled_gzip::GetOptions();
+//   options.level = 4;
+//   if (absl::Status s = pooled_gzip::Configure(options); !s.ok()) { ... }
 absl::Status Configure(const Options& options);
 
 // The options in force (max_decompressed_bytes as set, not as derived).

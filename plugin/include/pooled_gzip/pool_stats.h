@@ -39,9 +39,6 @@ struct PoolCounters {
 struct PoolStats : PoolCounters {
   PoolCounters writers;  // compressing contexts
   PoolCounters readers;  // decompressing contexts
-  // Messages refused because they inflated past a size limit (the core
-  // codec's cap, or raw mode's max_message_bytes).
-  uint64_t size_limit_refusals = 0;
 };
 
 PoolStats GetPoolStats();
@@ -61,24 +58,15 @@ struct TrafficStats {
   // Compressing: messages sent plain because compressing did not make them
   // smaller (core's rule). Decompressing: corrupt or truncated input.
   uint64_t declined_or_failed = 0;
-  // Decompressing: messages refused for inflating past a size limit.
+  // Decompressing: messages refused for inflating past a size limit (the
+  // core codec's cap, or raw mode's max_message_bytes).
   uint64_t refused = 0;
 };
 
 std::vector<TrafficStats> GetTrafficStats();
 
-struct PoolLimits {
-  // Idle contexts one thread keeps per kind of context. A thread compresses
-  // one message at a time, so 2 leaves room for a nested use.
-  size_t max_idle_per_thread_per_key = 2;
-  // Heap held by idle contexts across all threads and both pools.
-  size_t max_pooled_bytes = size_t{64} << 20;
-};
-
-// Process-wide, shared by every channel and server. New caps apply to
-// contexts returned from then on.
-PoolLimits GetPoolLimits();
-void SetPoolLimits(const PoolLimits& limits);
+// The pools' caps are Options::max_idle_contexts_per_thread and
+// max_pooled_bytes (options.h).
 
 }  // namespace pooled_gzip
 

@@ -50,11 +50,12 @@ std::shared_ptr<grpc::Channel> CreateChannel(
     const grpc::ChannelArguments& args,
     ClientInterceptorFactories interceptor_creators = {});
 
-// Sets `builder` up on the core codec. Without it, an interceptor after
-// `interceptor_creators` compresses responses; SetInterceptorCreators
-// replaces the builder's list, so pass yours here, or use
-// CreateServerInterceptorFactory. Call once per builder, before
-// BuildAndStart.
+// Sets `builder` up on the core codec, installed when the builder builds
+// the server (unless its pooled_gzip.enabled argument is 0). Where the core
+// codec cannot be active, an interceptor after `interceptor_creators`
+// compresses responses; SetInterceptorCreators replaces the builder's list,
+// so pass yours here, or use CreateServerInterceptorFactory. Call once per
+// builder, before BuildAndStart.
 void EnableOnServer(grpc::ServerBuilder& builder,
                     ServerInterceptorFactories interceptor_creators = {});
 
@@ -68,12 +69,15 @@ std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
 CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 
 // Installs the core codec for the whole process (idempotent, thread-safe;
-// the set-up calls above do it) and returns CoreCodecActive(). It is active
-// only where gRPC's own calls are proven to land in this library: gRPC
-// 1.51.x, linked dynamically, with libpooled_gzip ahead of libgrpc in the
-// symbol lookup order (CMake's pooled_gzip::pooled_gzip target sees to it).
-// Otherwise it logs once why, and how to fix the link. The environment
-// variable POOLED_GZIP_CORE_CODEC=0 keeps it off.
+// the set-up calls above do it, EnableOnServer when the server is built)
+// and returns CoreCodecActive(). It points the relocation slots through
+// which gRPC calls its message codec at this library, whatever the link or
+// load order (also when this library is dlopen()ed after gRPC); objects
+// loaded later are pointed at the next set-up call. It stays off where
+// that cannot work: gRPC other than 1.51.x, gRPC linked statically or with
+// -Bsymbolic, an architecture other than x86-64; it logs once why. The
+// environment variable POOLED_GZIP_CORE_CODEC=0 keeps it off. Linking the
+// library without installing changes nothing.
 bool InstallCoreCodec();
 bool CoreCodecActive();
 

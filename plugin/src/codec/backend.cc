@@ -1,6 +1,7 @@
 #include "codec/backend.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codec/isal_backend.h"
 #include "codec/libdeflate_backend.h"
@@ -76,7 +77,7 @@ absl::string_view BackendName(Backend backend) {
 std::optional<Backend> ParseBackend(absl::string_view name) {
   for (Backend backend :
        {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
-    if (name == BackendName(backend)) return backend;
+    if (absl::EqualsIgnoreCase(name, BackendName(backend))) return backend;
   }
   return std::nullopt;
 }

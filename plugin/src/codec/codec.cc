@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "codec/backend.h"
 #include "codec/pools.h"
+#include "codec/settings.h"
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip {
@@ -19,19 +20,6 @@ using internal::InflaterKey;
 using internal::Readers;
 using internal::WriterPool;
 using internal::Writers;
-
-// Backend and level in one word, so a reader never sees half an update.
-std::atomic<uint32_t>& PackedSettings() {
-  static std::atomic<uint32_t> settings{0};
-  return settings;
-}
-
-// Bit 16 marks settings as set, so that every backend and level, zlib's
-// default included, differs from "never configured" (0).
-uint32_t Pack(const internal::CodecSettings& settings) {
-  return (1u << 16) | (static_cast<uint32_t>(settings.backend) << 8) |
-         static_cast<uint32_t>(settings.level + 1);
-}
 
 // Counters per direction, format and backend; relaxed atomics, as the
 // pools' own.
@@ -115,20 +103,6 @@ std::vector<TrafficStats> GetTrafficStats() {
 
 namespace internal {
 
-CodecSettings CurrentSettings() {
-  const uint32_t packed = PackedSettings().load(std::memory_order_relaxed);
-  if (packed == 0) return CodecSettings{};
-  return CodecSettings{static_cast<Backend>((packed >> 8) & 0xff),
-                       static_cast<int>(packed & 0xff) - 1};
-}
-
-absl::Status SetSettings(const CodecSettings& settings) {
-  absl::StatusOr<int> level = ResolveLevel(settings.backend, settings.level);
-  if (!level.ok()) return level.status();
-  PackedSettings().store(Pack(settings), std::memory_order_relaxed);
-  return absl::OkStatus();
-}
-
 CompressOptions ConfiguredOptions(Format format) {
   const CodecSettings settings = CurrentSettings();
   CompressOptions options;
@@ -153,6 +127,16 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   absl::StatusOr<int> level =
       internal::ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
+  // No stream of the format fits: declined (and counted) as any message
+  // that does not shrink, without taking a context.
+  if (options.max_output_bytes < internal::MinStreamBytes(options.format)) {
+    absl::Status declined = absl::ResourceExhaustedError(
+        absl::StrCat("no ", FormatName(options.format), " stream fits in ",
+                     options.max_output_bytes, " bytes"));
+    Count(/*compressing=*/true, options.format, options.backend, declined,
+          internal::TotalSize(input), 0);
+    return declined;
+  }
   WriterPool& pool = Writers();
   WriterPool::Handle deflater =
       pool.Acquire({options.backend, options.format, *level});
@@ -189,9 +173,6 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   Count(/*compressing=*/false, format, backend, status,
         internal::TotalSize(input), counting.bytes());
   if (!status.ok()) {
-    if (absl::IsResourceExhausted(status)) {
-      internal::SizeLimitRefusals().fetch_add(1, std::memory_order_relaxed);
-    }
     pool.Discard(std::move(inflater));
   }
   return status;

@@ -50,17 +50,8 @@ absl::Status DecompressToString(absl::string_view input, Format format,
 
 namespace internal {
 
-// The process-wide backend and level (pooled_gzip::Configure), for every
-// path that compresses: the core codec, the interceptor and raw mode.
-struct CodecSettings {
-  Backend backend = Options().backend;
-  int level = kDefaultLevel;
-};
-CodecSettings CurrentSettings();
-// INVALID_ARGUMENT, changing nothing, if the backend has no such level.
-absl::Status SetSettings(const CodecSettings& settings);
-
-// CompressOptions for `format` with the process-wide backend and level.
+// CompressOptions for `format` with the process-wide backend and level
+// (codec/settings.h).
 CompressOptions ConfiguredOptions(Format format);
 
 }  // namespace internal

@@ -37,9 +37,14 @@ ReaderPool& Readers() {
   return *pool;
 }
 
-std::atomic<uint64_t>& SizeLimitRefusals() {
-  static std::atomic<uint64_t> refusals{0};
-  return refusals;
+void SetIdleLimits(const PoolLimits& limits) { Budget()->SetLimits(limits); }
+
+void EvictStaleContexts(Backend backend, int level) {
+  Writers().EvictReserveIf([&](const DeflaterKey& key) {
+    return key.backend != backend || key.level != level;
+  });
+  Readers().EvictReserveIf(
+      [&](const InflaterKey& key) { return key.backend != backend; });
 }
 
 }  // namespace internal
@@ -58,23 +63,13 @@ PoolStats GetPoolStats() {
         &PoolCounters::in_reserve, &PoolCounters::pooled_bytes}) {
     sum(member);
   }
-  stats.size_limit_refusals =
-      internal::SizeLimitRefusals().load(std::memory_order_relaxed);
   return stats;
 }
 
 std::string ToString(const PoolStats& stats) {
-  return absl::StrCat(internal::CountersToString(stats),
-                      " size_limit_refusals=", stats.size_limit_refusals,
-                      " writers{", internal::CountersToString(stats.writers),
-                      "} readers{", internal::CountersToString(stats.readers),
-                      "}");
-}
-
-PoolLimits GetPoolLimits() { return internal::Budget()->limits(); }
-
-void SetPoolLimits(const PoolLimits& limits) {
-  internal::Budget()->SetLimits(limits);
+  return absl::StrCat(internal::CountersToString(stats), " writers{",
+                      internal::CountersToString(stats.writers), "} readers{",
+                      internal::CountersToString(stats.readers), "}");
 }
 
 }  // namespace pooled_gzip

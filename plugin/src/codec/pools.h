@@ -4,9 +4,6 @@
 #ifndef POOLED_GZIP_SRC_CODEC_POOLS_H_
 #define POOLED_GZIP_SRC_CODEC_POOLS_H_
 
-#include <atomic>
-#include <cstdint>
-
 #include "codec/backend.h"
 #include "pool/context_pool.h"
 
@@ -42,8 +39,14 @@ using ReaderPool = ThreadLocalPool<InflaterPolicy>;
 WriterPool& Writers();
 ReaderPool& Readers();
 
-// Messages refused for inflating past a size limit.
-std::atomic<uint64_t>& SizeLimitRefusals();
+// The caps both pools share (Options::max_idle_contexts_per_thread and
+// max_pooled_bytes); for the settings owner.
+void SetIdleLimits(const PoolLimits& limits);
+
+// Frees the parked contexts no message will ask for once the backend and
+// level are `backend` and `level` (resolved): writers of other settings,
+// readers of another backend.
+void EvictStaleContexts(Backend backend, int level);
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "codec/settings.h"
 #include "grpc/byte_buffer_access.h"
 #include "grpc/slice_buffers.h"
 

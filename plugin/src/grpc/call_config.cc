@@ -6,10 +6,9 @@
 #include <cstring>
 
 #include "codec/codec.h"
+#include "codec/settings.h"
 #include "grpc/byte_buffer_codec.h"
-#include "grpc/core_codec.h"
 #include "pooled_gzip/channel_args.h"
-#include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -36,6 +35,17 @@ std::optional<int> IntArgInRange(const grpc_arg& arg, int min, int max) {
 
 bool IsKey(const grpc_arg& arg, const char* key) {
   return std::strcmp(arg.key, key) == 0;
+}
+
+// Keys of earlier versions that set process-wide options per channel, so
+// that the last channel created silently won for all of them.
+bool IsRetiredKey(const char* key) {
+  for (const char* retired :
+       {"pooled_gzip.level", "pooled_gzip.max_idle_contexts_per_thread",
+        "pooled_gzip.max_pooled_bytes"}) {
+    if (std::strcmp(key, retired) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -71,16 +81,12 @@ ChannelConfig ReadChannelConfig(const grpc_channel_args& args) {
       config.default_level_set = true;
     } else if (IsKey(arg, kArgEnabled)) {
       if (auto value = IntArgInRange(arg, 0, 1)) config.enabled = *value != 0;
-    } else if (IsKey(arg, kArgLevel)) {
-      if (auto value = IntArg(arg)) config.level = *value;
-    } else if (IsKey(arg, kArgMaxIdlePerThread)) {
-      if (auto value = IntArgInRange(arg, 0, 1 << 20)) {
-        config.max_idle_per_thread = *value;
-      }
-    } else if (IsKey(arg, kArgMaxPooledBytes)) {
-      if (auto value = IntArgInRange(arg, 0, INT32_MAX)) {
-        config.max_pooled_bytes = *value;
-      }
+    } else if (IsRetiredKey(arg.key)) {
+      gpr_log(GPR_ERROR,
+              "pooled_gzip: channel arg %s is not read: it set a process-wide "
+              "setting, which has one entry point, pooled_gzip::Configure "
+              "(start from pooled_gzip::GetOptions())",
+              arg.key);
     } else if (std::strncmp(arg.key, "pooled_gzip.", 12) == 0) {
       gpr_log(GPR_ERROR, "pooled_gzip: unknown channel arg %s", arg.key);
     }
@@ -91,25 +97,8 @@ ChannelConfig ReadChannelConfig(const grpc_channel_args& args) {
   return config;
 }
 
-void ApplyProcessWideArgs(const ChannelConfig& config) {
-  if (config.max_idle_per_thread || config.max_pooled_bytes) {
-    PoolLimits limits = GetPoolLimits();
-    if (config.max_idle_per_thread) {
-      limits.max_idle_per_thread_per_key = *config.max_idle_per_thread;
-    }
-    if (config.max_pooled_bytes) {
-      limits.max_pooled_bytes = *config.max_pooled_bytes;
-    }
-    SetPoolLimits(limits);
-  }
-  if (config.level) {
-    CodecSettings settings = CurrentSettings();
-    settings.level = *config.level;
-    if (absl::Status status = SetSettings(settings); !status.ok()) {
-      gpr_log(GPR_ERROR, "pooled_gzip: channel arg %s ignored: %s", kArgLevel,
-              std::string(status.message()).c_str());
-    }
-  }
+void NoteReceiveLimitOf(const ChannelConfig& config) {
+  if (!config.enabled) return;
   NoteReceiveLimit(config.max_receive_message_length.value_or(
       GRPC_DEFAULT_MAX_RECV_MESSAGE_LENGTH));
 }

@@ -26,20 +26,17 @@ struct ChannelConfig {
   bool default_level_set = false;
   std::optional<int> max_send_message_length;     // negative: unlimited
   std::optional<int> max_receive_message_length;  // negative: unlimited
-  // The plugin's settings (channel_args.h).
+  // The plugin's own key (channel_args.h).
   bool enabled = true;
-  std::optional<int> level;
-  std::optional<size_t> max_idle_per_thread;
-  std::optional<size_t> max_pooled_bytes;
 };
 
-// Reads gRPC's and the plugin's keys; malformed plugin values are logged and
-// ignored.
+// Reads gRPC's and the plugin's keys; malformed or unknown plugin keys are
+// logged and ignored.
 ChannelConfig ReadChannelConfig(const grpc_channel_args& args);
 
-// Applies what the arguments say for the whole process: pool caps and
-// level if set, and the receive limit the decompression cap derives from.
-void ApplyProcessWideArgs(const ChannelConfig& config);
+// Notes the receive limit of an enabled channel or server for the derived
+// decompression cap (codec/settings.h).
+void NoteReceiveLimitOf(const ChannelConfig& config);
 
 // Whether a message of `length` uncompressed bytes may be compressed by the
 // plugin: core checks the send limit against what it is handed, so a

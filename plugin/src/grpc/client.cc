@@ -20,10 +20,10 @@ class ClientFactory final
       : config_(std::move(config)) {}
 
   grpc::experimental::Interceptor* CreateClientInterceptor(
-      grpc::experimental::ClientRpcInfo* /*info*/) override {
+      grpc::experimental::ClientRpcInfo* info) override {
     // The core codec serves every call; an interceptor would only pay.
     if (!config_->enabled || CoreCodecActive()) return nullptr;
-    return new internal::CompressingInterceptor(config_,
+    return new internal::CompressingInterceptor(config_, info->client_context(),
                                                 /*server_context=*/nullptr);
   }
 
@@ -35,7 +35,7 @@ std::shared_ptr<const internal::ChannelConfig> SetUp(
     const grpc::ChannelArguments& args) {
   auto config = std::make_shared<const internal::ChannelConfig>(
       internal::ReadChannelConfig(args.c_channel_args()));
-  internal::ApplyProcessWideArgs(*config);
+  internal::NoteReceiveLimitOf(*config);
   if (config->enabled) InstallCoreCodec();
   return config;
 }

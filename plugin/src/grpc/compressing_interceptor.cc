@@ -42,8 +42,16 @@ bool ServerCoreChoosesAlgorithm(const ChannelConfig& config,
 
 CompressingInterceptor::CompressingInterceptor(
     std::shared_ptr<const ChannelConfig> config,
+    grpc::ClientContext* client_context,
     grpc::ServerContextBase* server_context)
-    : config_(std::move(config)), server_context_(server_context) {}
+    : config_(std::move(config)),
+      client_context_(client_context),
+      server_context_(server_context) {}
+
+void CompressingInterceptor::CancelCall() {
+  if (client_context_ != nullptr) client_context_->TryCancel();
+  if (server_context_ != nullptr) server_context_->TryCancel();
+}
 
 void CompressingInterceptor::Intercept(
     grpc::experimental::InterceptorBatchMethods* methods) {
@@ -77,10 +85,17 @@ void CompressingInterceptor::PrepareMessage(grpc::ByteBuffer* message) {
     // and compresses it (or not) by the call's own algorithm.
     if (format_ && AlgorithmOf(*format_) == carried) return;
     if (absl::Status status = DecompressInPlace(message); !status.ok()) {
+      // Sent as it is, it would go out flagged under another grpc-encoding
+      // and fail at the peer with a misleading error, or not fail at all.
+      // The call is cancelled before the message reaches core.
       gpr_log(GPR_ERROR,
-              "pooled_gzip: cannot decode an outgoing %s message: %s",
+              "pooled_gzip: cannot decode an outgoing %s message (%s); "
+              "cancelling its call",
               carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate",
               std::string(status.message()).c_str());
+      grpc::ByteBuffer empty;
+      message->Swap(&empty);
+      CancelCall();
     }
     return;
   }

@@ -4,6 +4,7 @@
 #ifndef POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
 #define POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
 
+#include <grpcpp/client_context.h>
 #include <grpcpp/server_context.h>
 #include <grpcpp/support/interceptor.h>
 
@@ -17,8 +18,10 @@ namespace internal {
 
 class CompressingInterceptor final : public grpc::experimental::Interceptor {
  public:
-  // `server_context` is null on the client side.
+  // One of the contexts is null: the server's on the client side, the
+  // client's on the server side.
   CompressingInterceptor(std::shared_ptr<const ChannelConfig> config,
+                         grpc::ClientContext* client_context,
                          grpc::ServerContextBase* server_context);
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override;
@@ -26,8 +29,10 @@ class CompressingInterceptor final : public grpc::experimental::Interceptor {
  private:
   // Compresses, decodes or leaves one outgoing message, per the call.
   void PrepareMessage(grpc::ByteBuffer* message);
+  void CancelCall();
 
   std::shared_ptr<const ChannelConfig> config_;
+  grpc::ClientContext* client_context_;
   grpc::ServerContextBase* server_context_;
   // Set once, when initial metadata goes out; nullopt leaves messages to core.
   std::optional<Format> format_;

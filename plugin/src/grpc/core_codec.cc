@@ -7,15 +7,20 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codec/codec.h"
+#include "codec/settings.h"
 #include "grpc/byte_buffer_codec.h"
-#include "grpc/relocation_check.h"
+#include "grpc/relocation_slots.h"
+#include "grpc/server_limits.h"
 #include "grpc/slice_buffers.h"
 #include "pooled_gzip/pooled_gzip.h"
 
@@ -38,15 +43,19 @@ constexpr char kDecompressSymbol[] =
     "_Z19grpc_msg_decompress26grpc_compression_algorithmP17grpc_slice_"
     "bufferS1_";
 
-// gRPC's default max_receive_message_length.
-constexpr size_t kGrpcDefaultMaxReceive = 4 * 1024 * 1024;
-
 std::atomic<bool> g_active{false};
 
-std::atomic<bool> g_has_explicit_cap{false};
-std::atomic<size_t> g_explicit_cap{0};
-// 0 until a channel or server notes its limit.
-std::atomic<size_t> g_noted_limit{0};
+// Where gRPC's calls land once installed: here, not the exported names,
+// which this library's own references may bind to libgrpc's definitions.
+int CompressEntry(grpc_compression_algorithm algorithm,
+                  grpc_slice_buffer* input, grpc_slice_buffer* output);
+int DecompressEntry(grpc_compression_algorithm algorithm,
+                    grpc_slice_buffer* input, grpc_slice_buffer* output);
+
+std::vector<SlotTarget> Targets() {
+  return {{kCompressSymbol, reinterpret_cast<void*>(&CompressEntry)},
+          {kDecompressSymbol, reinterpret_cast<void*>(&DecompressEntry)}};
+}
 
 void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
   for (size_t i = 0; i < input->count; ++i) {
@@ -76,54 +85,117 @@ struct InstallResult {
   std::string explanation;
 };
 
-InstallResult TryInstall() {
+// What rules the core codec out before any slot is read: nullopt if
+// nothing does.
+std::optional<std::string> Obstacle() {
 #if !POOLED_GZIP_CORE_CODEC
-  return {false,
-          "this build of pooled_gzip has no core codec (it was built against "
-          "a gRPC other than 1.51.x)"};
+  return "this build of pooled_gzip has no core codec (it was built against "
+         "a gRPC other than 1.51.x)";
 #else
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
-    return {false, "turned off by POOLED_GZIP_CORE_CODEC=0"};
+    return "turned off by POOLED_GZIP_CORE_CODEC=0";
   }
   const std::string version = grpc::Version();
   if (!absl::StartsWith(version, "1.51.")) {
-    return {false, absl::StrCat("gRPC ", version,
-                                " is loaded; the core codec needs 1.51.x")};
+    return absl::StrCat("gRPC ", version,
+                        " is loaded; the core codec needs 1.51.x");
   }
-  const SlotReport slots = CheckRelocationSlots(
-      {kCompressSymbol, kDecompressSymbol},
-      reinterpret_cast<const void*>(&PooledCompress), &ResolveLazySlot);
-  if (!slots.AllToUs()) {
-    return {false,
-            absl::StrCat(
-                "gRPC's calls to its message codec do not reach "
-                "libpooled_gzip (",
-                slots.total == 0 ? "no relocation slots found" : slots.detail,
-                "). Link pooled_gzip before gRPC: with CMake, "
-                "target_link_libraries(app PRIVATE pooled_gzip::pooled_gzip); "
-                "by hand, -lpooled_gzip before -lgrpc++ -lgrpc; a dlopen()ed "
-                "library or a static gRPC cannot be served")};
+  if (!RelocationTypesKnown()) {
+    return "this architecture's relocation types are not known to "
+           "pooled_gzip (x86-64 only)";
   }
-  return {true, absl::StrCat("gRPC's message codec is served by pooled_gzip (",
-                             slots.detail, ")")};
+  return std::nullopt;
 #endif
 }
 
+constexpr char kNoSlots[] =
+    "no object imports gRPC's message codec through a relocation slot: "
+    "gRPC is linked statically, or built with -Bsymbolic or LTO, so its "
+    "calls cannot be served";
+
+InstallResult TryInstall() {
+  if (std::optional<std::string> obstacle = Obstacle()) {
+    return {false, *std::move(obstacle)};
+  }
+  const SlotReport slots =
+      ScanRelocationSlots(Targets(), reinterpret_cast<const void*>(&Targets),
+                          &ResolveLazySlot, SlotScan::kRedirect);
+  if (slots.total == 0) return {false, kNoSlots};
+  if (!slots.AllToUs()) {
+    return {false, absl::StrCat("gRPC's calls to its message codec could not "
+                                "all be pointed at libpooled_gzip (",
+                                slots.detail, ")")};
+  }
+  // Slots now point into this library: it must never be unloaded.
+  Dl_info own;
+  if (dladdr(reinterpret_cast<void*>(&CompressEntry), &own) != 0) {
+    dlopen(own.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+  return {true, absl::StrCat("gRPC's message codec is served by pooled_gzip (",
+                             slots.detail, ")")};
+}
+
+std::mutex& RefreshMutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+// LoadedObjectsGeneration() when the slots were last pointed here.
+std::atomic<uint64_t> g_pointed_generation{0};
+
 const InstallResult& Installation() {
   static const InstallResult* result = [] {
+    std::lock_guard<std::mutex> lock(RefreshMutex());
     auto* result = new InstallResult(TryInstall());
+    g_pointed_generation.store(LoadedObjectsGeneration(),
+                               std::memory_order_relaxed);
     g_active.store(result->active, std::memory_order_release);
+    const bool opted_out = !result->active && std::getenv(
+                                                  "POOLED_GZIP_CORE_"
+                                                  "CODEC") != nullptr;
     gpr_log(__FILE__, __LINE__,
-            result->active ? GPR_LOG_SEVERITY_INFO : GPR_LOG_SEVERITY_ERROR,
+            result->active || opted_out ? GPR_LOG_SEVERITY_INFO
+                                        : GPR_LOG_SEVERITY_ERROR,
             "pooled_gzip: core codec %s: %s; %s",
             result->active ? "active" : "NOT active",
             result->explanation.c_str(),
             result->active ? "typed and raw calls are pooled both ways"
                            : "outgoing messages use the interceptor path");
+    if (result->active) NoteLimitsOfEveryServer();
     return result;
   }();
   return *result;
+}
+
+// Refusals by the cap are logged at most this often.
+constexpr std::chrono::seconds kRefusalLogInterval{60};
+
+bool RefusalLogDue() {
+  static std::atomic<int64_t> next_ns{0};
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t next = next_ns.load(std::memory_order_relaxed);
+  return now >= next &&
+         next_ns.compare_exchange_strong(
+             next, now + std::chrono::nanoseconds(kRefusalLogInterval).count(),
+             std::memory_order_relaxed);
+}
+
+void LogRefusal(Format format, size_t cap) {
+  if (!RefusalLogDue()) return;
+  const bool explicit_cap = AppliedOptions().max_decompressed_bytes.has_value();
+  gpr_log(GPR_ERROR,
+          "pooled_gzip: refused a received %s message: it inflates past the "
+          "decompression cap of %zu bytes (%s), so gRPC fails its call as a "
+          "decompression error. Raise the cap with "
+          "pooled_gzip::Options::max_decompressed_bytes. Logged at most once "
+          "a minute; GetTrafficStats() counts every refusal.",
+          std::string(FormatName(format)).c_str(), cap,
+          explicit_cap ? "set by Options::max_decompressed_bytes"
+                       : absl::StrCat("twice the largest receive limit noted, ",
+                                      NotedReceiveLimit(), " bytes")
+                             .c_str());
 }
 
 }  // namespace
@@ -169,12 +241,9 @@ int PooledCompress(grpc_compression_algorithm algorithm,
   }
   // Core counts what `output` already holds against the input's length.
   const size_t before = output->length;
-  if (before + MinStreamBytes(*format) >= input->length) {
-    CopyRefs(input, output);
-    return 0;
-  }
   CompressOptions options = ConfiguredOptions(*format);
-  options.max_output_bytes = input->length - before - 1;
+  options.max_output_bytes =
+      input->length > before ? input->length - before - 1 : 0;
   grpc_slice_buffer compressed;
   grpc_slice_buffer_init(&compressed);
   SliceBufferSink sink(&compressed);
@@ -209,47 +278,76 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
   grpc_slice_buffer inflated;
   grpc_slice_buffer_init(&inflated);
   SliceBufferSink sink(&inflated);
+  const CodecSettings settings = CurrentSettings();
   const absl::Status status =
-      Decompress(ViewsOf(*input), *format, DecompressCap(), &sink,
-                 CurrentSettings().backend);
+      Decompress(ViewsOf(*input), *format, settings.decompress_cap, &sink,
+                 settings.backend);
   if (status.ok()) grpc_slice_buffer_move_into(&inflated, output);
+  if (absl::IsResourceExhausted(status)) {
+    LogRefusal(*format, settings.decompress_cap);
+  }
   grpc_slice_buffer_destroy(&inflated);
   return status.ok() ? 1 : 0;
 }
 
 std::string CoreCodecExplanation() { return Installation().explanation; }
 
-size_t DecompressCap() {
-  if (g_has_explicit_cap.load(std::memory_order_relaxed)) {
-    return g_explicit_cap.load(std::memory_order_relaxed);
+bool CoreCodecInstallable() {
+  static const bool installable = [] {
+    if (Obstacle()) return false;
+    return ScanRelocationSlots(Targets(),
+                               reinterpret_cast<const void*>(&Targets),
+                               /*resolve=*/nullptr, SlotScan::kInspect)
+               .total > 0;
+  }();
+  return installable;
+}
+
+void RefreshCoreCodec() {
+  if (!CoreCodecActive()) return;
+  const uint64_t generation = LoadedObjectsGeneration();
+  if (generation == g_pointed_generation.load(std::memory_order_relaxed)) {
+    return;
   }
-  const size_t noted = g_noted_limit.load(std::memory_order_relaxed);
-  return noted != 0 ? noted : kGrpcDefaultMaxReceive;
-}
-
-void SetExplicitDecompressCap(std::optional<size_t> cap) {
-  g_explicit_cap.store(cap.value_or(0), std::memory_order_relaxed);
-  g_has_explicit_cap.store(cap.has_value(), std::memory_order_relaxed);
-}
-
-std::optional<size_t> ExplicitDecompressCap() {
-  if (!g_has_explicit_cap.load(std::memory_order_relaxed)) return std::nullopt;
-  return g_explicit_cap.load(std::memory_order_relaxed);
-}
-
-void NoteReceiveLimit(int max_receive_message_length) {
-  const size_t limit = max_receive_message_length < 0
-                           ? std::numeric_limits<size_t>::max()
-                           : static_cast<size_t>(max_receive_message_length);
-  size_t current = g_noted_limit.load(std::memory_order_relaxed);
-  while (current < limit && !g_noted_limit.compare_exchange_weak(
-                                current, limit, std::memory_order_relaxed)) {
+  std::lock_guard<std::mutex> lock(RefreshMutex());
+  const SlotReport slots =
+      ScanRelocationSlots(Targets(), reinterpret_cast<const void*>(&Targets),
+                          &ResolveLazySlot, SlotScan::kRedirect);
+  g_pointed_generation.store(generation, std::memory_order_relaxed);
+  if (!slots.AllToUs()) {
+    gpr_log(GPR_ERROR,
+            "pooled_gzip: an object loaded after the core codec was "
+            "installed keeps gRPC's own message codec: %s",
+            slots.detail.c_str());
   }
 }
 
+namespace {
+
+int CompressEntry(grpc_compression_algorithm algorithm,
+                  grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  if (!CoreCodecActive() && Stock().compress != nullptr) {
+    return Stock().compress(algorithm, input, output);
+  }
+  return PooledCompress(algorithm, input, output);
+}
+
+int DecompressEntry(grpc_compression_algorithm algorithm,
+                    grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  if (!CoreCodecActive() && Stock().decompress != nullptr) {
+    return Stock().decompress(algorithm, input, output);
+  }
+  return PooledDecompress(algorithm, input, output);
+}
+
+}  // namespace
 }  // namespace internal
 
-bool InstallCoreCodec() { return internal::Installation().active; }
+bool InstallCoreCodec() {
+  const bool active = internal::Installation().active;
+  internal::RefreshCoreCodec();
+  return active;
+}
 
 bool CoreCodecActive() {
   return internal::g_active.load(std::memory_order_acquire);
@@ -258,21 +356,16 @@ bool CoreCodecActive() {
 }  // namespace pooled_gzip
 
 #if POOLED_GZIP_CORE_CODEC
+// Where libpooled_gzip precedes libgrpc in the lookup order, gRPC's calls
+// land here without any slot pointed; until the codec is installed, they
+// go on to gRPC's own definitions.
 int grpc_msg_compress(grpc_compression_algorithm algorithm,
                       grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  using pooled_gzip::internal::Stock;
-  if (!pooled_gzip::CoreCodecActive() && Stock().compress != nullptr) {
-    return Stock().compress(algorithm, input, output);
-  }
-  return pooled_gzip::internal::PooledCompress(algorithm, input, output);
+  return pooled_gzip::internal::CompressEntry(algorithm, input, output);
 }
 
 int grpc_msg_decompress(grpc_compression_algorithm algorithm,
                         grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  using pooled_gzip::internal::Stock;
-  if (!pooled_gzip::CoreCodecActive() && Stock().decompress != nullptr) {
-    return Stock().decompress(algorithm, input, output);
-  }
-  return pooled_gzip::internal::PooledDecompress(algorithm, input, output);
+  return pooled_gzip::internal::DecompressEntry(algorithm, input, output);
 }
 #endif

@@ -11,8 +11,6 @@
 #include <grpc/impl/codegen/compression_types.h>
 #include <grpc/slice_buffer.h>
 
-#include <cstddef>
-#include <optional>
 #include <string>
 
 namespace pooled_gzip {
@@ -25,8 +23,8 @@ using MessageCodecFn = int (*)(grpc_compression_algorithm, grpc_slice_buffer*,
 // Compress: 1 with the stream appended to `output` iff it makes `output`
 // strictly shorter than `input`; else 0 with refs to `input` appended.
 // Decompress: 1 with the message appended iff `input` is exactly one valid
-// stream inflating to at most DecompressCap() bytes; else 0, `output` as
-// it was.
+// stream inflating to at most the settings' decompress_cap bytes
+// (codec/settings.h); else 0, `output` as it was.
 int PooledCompress(grpc_compression_algorithm algorithm,
                    grpc_slice_buffer* input, grpc_slice_buffer* output);
 int PooledDecompress(grpc_compression_algorithm algorithm,
@@ -43,13 +41,15 @@ const StockCodec& Stock();
 // Why the core codec is or is not active, for logs and tests.
 std::string CoreCodecExplanation();
 
-// The cap on one decompressed message: the explicit one if set, else the
-// largest receive limit noted (4 MiB, gRPC's default, if none).
-size_t DecompressCap();
-void SetExplicitDecompressCap(std::optional<size_t> cap);
-std::optional<size_t> ExplicitDecompressCap();
-// A channel's or server's max_receive_message_length; negative = unlimited.
-void NoteReceiveLimit(int max_receive_message_length);
+// Whether InstallCoreCodec() would make the core codec active, without
+// installing it: for set-up code that must decide on the fallback before
+// it knows whether its channel or server installs the codec.
+bool CoreCodecInstallable();
+
+// Points the relocation slots of objects loaded since the last install or
+// refresh at the core codec; a no-op unless the codec is active and
+// something was loaded. Channel and server set-up call it.
+void RefreshCoreCodec();
 
 }  // namespace internal
 }  // namespace pooled_gzip

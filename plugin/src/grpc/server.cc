@@ -14,6 +14,8 @@
 
 #include "grpc/call_config.h"
 #include "grpc/compressing_interceptor.h"
+#include "grpc/core_codec.h"
+#include "grpc/server_limits.h"
 #include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip {
@@ -36,8 +38,8 @@ class ServerFactory final
         CoreCodecActive()) {
       return nullptr;
     }
-    return new internal::CompressingInterceptor(slot_->config,
-                                                info->server_context());
+    return new internal::CompressingInterceptor(
+        slot_->config, /*client_context=*/nullptr, info->server_context());
   }
 
  private:
@@ -54,10 +56,12 @@ class ConfigReader final : public grpc::ServerBuilderPlugin {
   void Finish(grpc::ServerInitializer* /*si*/) override {}
   void ChangeArguments(const std::string& /*name*/, void* /*value*/) override {}
 
+  // The server's arguments are final here, and it takes no call yet.
   void UpdateChannelArguments(grpc::ChannelArguments* args) override {
     auto config = std::make_shared<const internal::ChannelConfig>(
         internal::ReadChannelConfig(args->c_channel_args()));
-    internal::ApplyProcessWideArgs(*config);
+    internal::NoteReceiveLimitOf(*config);
+    if (config->enabled) InstallCoreCodec();
     slot_->config = std::move(config);
   }
 
@@ -80,15 +84,40 @@ class InstallConfigReader final : public grpc::ServerBuilderOption {
   std::shared_ptr<ConfigSlot> slot_;
 };
 
+// Notes the limit of a server not set up through pooled-gzip; one with
+// pooled_gzip.enabled=0 asked not to count.
+class LimitNoter final : public grpc::ServerBuilderPlugin {
+ public:
+  std::string name() override { return "pooled_gzip_limits"; }
+  void InitServer(grpc::ServerInitializer* /*si*/) override {}
+  void Finish(grpc::ServerInitializer* /*si*/) override {}
+  void ChangeArguments(const std::string& /*name*/, void* /*value*/) override {}
+  void UpdateChannelArguments(grpc::ChannelArguments* args) override {
+    internal::NoteReceiveLimitOf(
+        internal::ReadChannelConfig(args->c_channel_args()));
+  }
+};
+
+std::unique_ptr<grpc::ServerBuilderPlugin> CreateLimitNoter() {
+  return std::make_unique<LimitNoter>();
+}
+
 std::shared_ptr<ConfigSlot> InstallConfigReaderOn(
     grpc::ServerBuilder& builder) {
-  InstallCoreCodec();
   auto slot = std::make_shared<ConfigSlot>();
   builder.SetOption(std::make_unique<InstallConfigReader>(slot));
   return slot;
 }
 
 }  // namespace
+
+namespace internal {
+
+void NoteLimitsOfEveryServer() {
+  grpc::ServerBuilder::InternalAddPluginFactory(&CreateLimitNoter);
+}
+
+}  // namespace internal
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
 CreateServerInterceptorFactory(grpc::ServerBuilder& builder) {
@@ -98,7 +127,10 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder) {
 void EnableOnServer(grpc::ServerBuilder& builder,
                     ServerInterceptorFactories interceptor_creators) {
   auto slot = InstallConfigReaderOn(builder);
-  if (!CoreCodecActive()) {
+  // The codec is installed in BuildAndStart, once the arguments say
+  // whether this server is enabled; the fallback is needed only where it
+  // cannot be.
+  if (!internal::CoreCodecInstallable()) {
     interceptor_creators.push_back(std::make_unique<ServerFactory>(slot));
   }
   // Left alone when there is nothing to add, so that a list the caller set

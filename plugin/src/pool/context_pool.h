@@ -51,6 +51,11 @@
 namespace pooled_gzip {
 namespace internal {
 
+struct PoolLimits {
+  size_t max_idle_per_thread_per_key = 2;
+  size_t max_pooled_bytes = size_t{64} << 20;
+};
+
 // The caps, and the idle bytes counted against them, of one or more pools.
 class IdleBudget {
  public:

@@ -8,68 +8,22 @@
 //   consumer [active|fallback]   also requires that path; exits 0 when all
 //                                checks pass.
 
-#include <grpcpp/generic/async_generic_service.h>
-#include <grpcpp/generic/generic_stub.h>
-#include <grpcpp/grpcpp.h>
+#include <grpc/grpc.h>
 #include <pooled_gzip/pooled_gzip.h>
 
-#include <condition_variable>
 #include <iostream>
-#include <mutex>
+#include <memory>
 #include <string>
+
+#include "generic_echo.h"
 
 namespace {
 
-class EchoReactor final : public grpc::ServerGenericBidiReactor {
- public:
-  EchoReactor() { StartRead(&message_); }
-  void OnReadDone(bool ok) override {
-    if (ok) {
-      StartWrite(&message_);
-    } else {
-      Finish(grpc::Status::OK);
-    }
-  }
-  void OnWriteDone(bool ok) override {
-    if (ok) {
-      StartRead(&message_);
-    } else {
-      Finish(grpc::Status::CANCELLED);
-    }
-  }
-  void OnDone() override { delete this; }
-
- private:
-  grpc::ByteBuffer message_;
-};
-
-class EchoService final : public grpc::CallbackGenericService {
-  grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext* /*context*/) override {
-    return new EchoReactor;
-  }
-};
-
 bool EchoOnce(grpc::GenericStub* stub, const std::string& payload) {
-  grpc::Slice slice(payload);
-  grpc::ByteBuffer request(&slice, 1);
   grpc::ByteBuffer response;
-  grpc::ClientContext context;
-  std::mutex mutex;
-  std::condition_variable done_cv;
-  bool done = false;
-  grpc::Status status;
-  stub->UnaryCall(&context, "/consumer.Echo/Echo", grpc::StubOptions(),
-                  &request, &response, [&](grpc::Status s) {
-                    std::lock_guard<std::mutex> lock(mutex);
-                    status = std::move(s);
-                    done = true;
-                    done_cv.notify_one();
-                  });
-  std::unique_lock<std::mutex> lock(mutex);
-  done_cv.wait(lock, [&] { return done; });
   std::string echoed;
-  return status.ok() && pooled_gzip::DecodeToString(response, &echoed).ok() &&
+  return consumer::CallEcho(stub, payload, &response).ok() &&
+         pooled_gzip::DecodeToString(response, &echoed).ok() &&
          echoed == payload;
 }
 
@@ -81,15 +35,16 @@ uint64_t Checkouts(const pooled_gzip::PoolCounters& counters) {
 
 int main(int argc, char** argv) {
   const std::string expected = argc > 1 ? argv[1] : "";
-  EchoService service;
-  grpc::ServerBuilder builder;
+  // As any program that uses gRPC's C core itself (every async client):
+  // a direct reference to libgrpc, which can put it ahead in the lookup
+  // order.
+  grpc_init();
+  consumer::EchoService service;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  builder.RegisterCallbackGenericService(&service);
-  pooled_gzip::EnableOnServer(builder);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  std::unique_ptr<grpc::Server> server = consumer::StartGzipServer(
+      &service, &port, [](grpc::ServerBuilder& builder) {
+        pooled_gzip::EnableOnServer(builder);
+      });
   if (server == nullptr) {
     std::cerr << "consumer: no server\n";
     return 1;
@@ -100,8 +55,7 @@ int main(int argc, char** argv) {
       pooled_gzip::CreateChannel("127.0.0.1:" + std::to_string(port),
                                  grpc::InsecureChannelCredentials(), args));
 
-  std::string payload;
-  while (payload.size() < 8192) payload += "consumer payload, compressible ";
+  const std::string payload = consumer::CompressiblePayload();
   const pooled_gzip::PoolStats before = pooled_gzip::GetPoolStats();
   constexpr int kCalls = 20;
   for (int i = 0; i < kCalls; ++i) {
@@ -112,6 +66,7 @@ int main(int argc, char** argv) {
   }
   const pooled_gzip::PoolStats after = pooled_gzip::GetPoolStats();
   server->Shutdown();
+  grpc_shutdown();
 
   const bool active = pooled_gzip::CoreCodecActive();
   const uint64_t reads = Checkouts(after.readers) - Checkouts(before.readers);

@@ -20,7 +20,7 @@
 namespace pooled_gzip {
 
 // The pooled_gzip_* metric families, read from GetTrafficStats(),
-// GetPoolStats(), GetPoolLimits() and CoreCodecActive() each time they are
+// GetPoolStats(), GetOptions() and CoreCodecActive() each time they are
 // collected: no thread, no state of its own, safe to collect from any
 // thread. Exposer::RegisterCollectable (and Gateway's) hold it weakly, so
 // keep the pointer alive as long as it is registered; register it once per

@@ -1,9 +1,13 @@
-#include "grpc/relocation_check.h"
+#include "grpc/relocation_slots.h"
 
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -14,6 +18,16 @@
 namespace pooled_gzip {
 namespace internal {
 namespace {
+
+#if defined(__x86_64__)
+constexpr bool kTypesKnown = true;
+constexpr unsigned kJumpSlot = R_X86_64_JUMP_SLOT;
+constexpr unsigned kGlobDat = R_X86_64_GLOB_DAT;
+#else
+constexpr bool kTypesKnown = false;
+constexpr unsigned kJumpSlot = ~0u;
+constexpr unsigned kGlobDat = ~0u;
+#endif
 
 struct Range {
   uintptr_t begin = 0;
@@ -47,6 +61,34 @@ Range LoadedRange(const dl_phdr_info& info) {
   return range;
 }
 
+// The pages the dynamic linker made read-only after relocating the object
+// (it rounds the segment's end down to a page).
+Range RelroPages(const dl_phdr_info& info) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < info.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& header = info.dlpi_phdr[i];
+    if (header.p_type != PT_GNU_RELRO) continue;
+    const uintptr_t begin = info.dlpi_addr + header.p_vaddr;
+    return Range{begin & ~(page - 1), (begin + header.p_memsz) & ~(page - 1)};
+  }
+  return Range{};
+}
+
+// One aligned store, so a concurrent call through the slot jumps to the
+// old or the new target; around it, a RELRO page is writable for a moment.
+bool PointSlot(const dl_phdr_info& info, void** slot, void* target) {
+  const bool read_only = RelroPages(info).Contains(slot);
+  const auto page_size = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  void* page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slot) &
+                                       ~(page_size - 1));
+  if (read_only && mprotect(page, page_size, PROT_READ | PROT_WRITE) != 0) {
+    return false;
+  }
+  __atomic_store_n(slot, target, __ATOMIC_RELEASE);
+  if (read_only) mprotect(page, page_size, PROT_READ);
+  return true;
+}
+
 std::string BaseName(const char* path) {
   const char* slash = std::strrchr(path, '/');
   if (slash != nullptr) return slash + 1;
@@ -72,9 +114,10 @@ std::string ObjectOf(const void* address) {
 }
 
 struct Scan {
-  const std::vector<const char*>* names;
+  const std::vector<SlotTarget>* targets;
   const void* own_address;
   LazySlotResolver resolve;
+  SlotScan mode;
   Range own;
   SlotReport report;
 };
@@ -139,7 +182,7 @@ int FindOwnRange(dl_phdr_info* info, size_t, void* data) {
 
 int ScanObject(dl_phdr_info* info, size_t, void* data) {
   auto* scan = static_cast<Scan*>(data);
-  if (SegmentsContain(*info, scan->own_address)) return 0;
+  if (!kTypesKnown || SegmentsContain(*info, scan->own_address)) return 0;
   const DynamicTables tables = ReadDynamic(*info);
   if (tables.symbols == nullptr || tables.strings == nullptr) return 0;
   for (int t = 0; t < 2; ++t) {
@@ -148,30 +191,41 @@ int ScanObject(dl_phdr_info* info, size_t, void* data) {
     for (size_t i = 0; i < count; ++i) {
       const ElfW(Rela)& relocation = tables.tables[t][i];
       const unsigned type = ELF64_R_TYPE(relocation.r_info);
-      if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) continue;
+      if (type != kJumpSlot && type != kGlobDat) continue;
       const ElfW(Sym)& symbol = tables.symbols[ELF64_R_SYM(relocation.r_info)];
       const char* name = tables.strings + symbol.st_name;
-      const char* matched = nullptr;
-      for (const char* wanted : *scan->names) {
-        if (std::strcmp(name, wanted) == 0) matched = wanted;
+      const SlotTarget* matched = nullptr;
+      for (const SlotTarget& target : *scan->targets) {
+        if (std::strcmp(name, target.mangled_name) == 0) matched = &target;
       }
       if (matched == nullptr) continue;
       void** slot =
           reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
       // A lazy slot still points into its own object's PLT.
       auto lazy = [&] {
-        return type == R_X86_64_JUMP_SLOT && SegmentsContain(*info, *slot) &&
+        return type == kJumpSlot && SegmentsContain(*info, *slot) &&
                !(symbol.st_shndx != SHN_UNDEF &&
                  *slot == reinterpret_cast<void*>(info->dlpi_addr +
                                                   symbol.st_value));
       };
+      // Bound first, so that the dynamic linker has no reason to write
+      // the slot again after it is pointed here.
       if (lazy() && scan->resolve != nullptr) scan->resolve(*slot);
       SlotReport& report = scan->report;
       ++report.total;
+      bool redirected = false;
+      if (scan->mode == SlotScan::kRedirect && !scan->own.Contains(*slot)) {
+        if (PointSlot(*info, slot, matched->replacement)) {
+          redirected = true;
+          ++report.redirected;
+        } else {
+          ++report.failed;
+        }
+      }
       std::string target;
       if (scan->own.Contains(*slot)) {
         ++report.to_us;
-        target = "pooled_gzip";
+        target = redirected ? "pooled_gzip (pointed)" : "pooled_gzip";
       } else if (lazy()) {
         ++report.lazy;
         target = "unbound";
@@ -187,15 +241,30 @@ int ScanObject(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
+int ReadGeneration(dl_phdr_info* info, size_t size, void* data) {
+  if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds)) {
+    *static_cast<uint64_t*>(data) = info->dlpi_adds;
+  }
+  return 1;  // the counters are the same in every entry
+}
+
 }  // namespace
 
-SlotReport CheckRelocationSlots(const std::vector<const char*>& mangled_names,
-                                const void* own_address,
-                                LazySlotResolver resolve) {
-  Scan scan{&mangled_names, own_address, resolve, {}, {}};
+SlotReport ScanRelocationSlots(const std::vector<SlotTarget>& targets,
+                               const void* own_address,
+                               LazySlotResolver resolve, SlotScan mode) {
+  Scan scan{&targets, own_address, resolve, mode, {}, {}};
   dl_iterate_phdr(FindOwnRange, &scan);
   dl_iterate_phdr(ScanObject, &scan);
   return scan.report;
+}
+
+bool RelocationTypesKnown() { return kTypesKnown; }
+
+uint64_t LoadedObjectsGeneration() {
+  uint64_t generation = 0;
+  dl_iterate_phdr(ReadGeneration, &generation);
+  return generation;
 }
 
 }  // namespace internal

@@ -1,0 +1,56 @@
+// The one owner of pooled-gzip's process-wide settings: backend, level,
+// decompression cap, pool caps, and the receive limits the default cap
+// derives from. pooled_gzip::Configure and the channel and server set-up
+// change them only through here.
+//
+// Every message reads what it needs as one atomic word, so a message sees
+// the settings of one Configure call whole, never a mix of two (nor a cap
+// between its old and new value). Writers are serialised, so concurrent
+// changes are never lost.
+
+#ifndef POOLED_GZIP_SRC_CODEC_SETTINGS_H_
+#define POOLED_GZIP_SRC_CODEC_SETTINGS_H_
+
+#include <cstddef>
+
+#include "absl/status/status.h"
+#include "pooled_gzip/options.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+// gRPC's default max_receive_message_length, the limit of any channel or
+// server that sets none.
+inline constexpr size_t kGrpcDefaultMaxReceive = size_t{4} << 20;
+
+// Without an explicit cap, a message up to this many times the largest
+// receive limit is still inflated, so that gRPC refuses it with its own
+// status and text rather than as a failed decompression.
+inline constexpr size_t kDerivedCapFactor = 2;
+
+// What one message needs to know, read in one load.
+struct CodecSettings {
+  Backend backend = Options().backend;
+  int level = kDefaultLevel;  // as configured; kDefaultLevel: the backend's
+  // The most bytes one message may inflate to; SIZE_MAX: no cap.
+  size_t decompress_cap = kDerivedCapFactor * kGrpcDefaultMaxReceive;
+};
+CodecSettings CurrentSettings();
+
+// Configure and GetOptions: INVALID_ARGUMENT, changing nothing, for a level
+// the backend does not have.
+absl::Status ApplyOptions(const Options& options);
+Options AppliedOptions();
+
+// A channel's or server's max_receive_message_length. Unlimited (negative)
+// limits are not noted: they would remove every server's cap.
+void NoteReceiveLimit(int max_receive_message_length);
+
+// The receive limit the derived cap is twice of: the largest noted, at
+// least gRPC's default.
+size_t NotedReceiveLimit();
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_SETTINGS_H_

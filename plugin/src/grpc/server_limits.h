@@ -1,0 +1,18 @@
+// Every grpc::ServerBuilder server built from now on, set up through
+// pooled-gzip or not, notes its receive limit for the derived
+// decompression cap (codec/settings.h): the core codec serves all of them,
+// so a message their limit allows must not be refused by a cap derived
+// from ours alone. Called once, when the core codec is installed.
+
+#ifndef POOLED_GZIP_SRC_GRPC_SERVER_LIMITS_H_
+#define POOLED_GZIP_SRC_GRPC_SERVER_LIMITS_H_
+
+namespace pooled_gzip {
+namespace internal {
+
+void NoteLimitsOfEveryServer();
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_GRPC_SERVER_LIMITS_H_

@@ -1,0 +1,140 @@
+// What the set-up calls install, and when. The core codec is installed once
+// per process, so every case needs a process in which nothing installed it
+// yet: CTest runs each case in a process of its own.
+
+#include <grpc/support/log.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "echo_client_lib.h"
+#include "echo_service.h"
+#include "pooled_gzip/pooled_gzip.h"
+
+namespace pooled_gzip::echo {
+namespace {
+
+uint64_t PoolCheckouts() {
+  const PoolStats stats = GetPoolStats();
+  return stats.created + stats.reused;
+}
+
+// A typed echo server built with EnableOnServer and `args`.
+struct Server {
+  EchoServiceImpl service;
+  std::unique_ptr<grpc::Server> server;
+  int port = 0;
+
+  std::string target() const { return "127.0.0.1:" + std::to_string(port); }
+};
+
+void Start(Server* server, const grpc::ChannelArguments& args,
+           bool* active_before_build) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &server->port);
+  builder.RegisterService(&server->service);
+  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  grpc_channel_args c_args = args.c_channel_args();
+  for (size_t i = 0; i < c_args.num_args; ++i) {
+    builder.AddChannelArgument(c_args.args[i].key,
+                               c_args.args[i].value.integer);
+  }
+  EnableOnServer(builder);
+  *active_before_build = CoreCodecActive();
+  server->server = builder.BuildAndStart();
+}
+
+grpc::Status GzipEcho(const std::string& target) {
+  auto stub =
+      Echo::NewStub(MakeChannel(target, Mode::kStock, GRPC_COMPRESS_GZIP));
+  grpc::ClientContext context;
+  EchoRequest request;
+  request.set_payload(MakePayload(4096, 3));
+  EchoResponse response;
+  grpc::Status status = stub->Unary(&context, request, &response);
+  if (status.ok() && response.payload() != request.payload()) {
+    return grpc::Status(grpc::StatusCode::DATA_LOSS, "echo differs");
+  }
+  return status;
+}
+
+TEST(SetUp, EnabledServerInstallsTheCodecWhenItIsBuilt) {
+  Server server;
+  bool active_before_build = true;
+  Start(&server, grpc::ChannelArguments(), &active_before_build);
+  ASSERT_NE(server.server, nullptr);
+  // Only BuildAndStart knows the server's final arguments.
+  EXPECT_FALSE(active_before_build);
+  EXPECT_TRUE(CoreCodecActive()) << InstallCoreCodec();
+  const uint64_t before = PoolCheckouts();
+  EXPECT_TRUE(GzipEcho(server.target()).ok());
+  // The server's reader and writer; the stock client's own are core's, but
+  // the codec serves the whole process, so they are pooled too.
+  EXPECT_EQ(PoolCheckouts() - before, 4u);
+  server.server->Shutdown();
+}
+
+TEST(SetUp, ServerWithThePluginDisabledInstallsNothing) {
+  Server server;
+  grpc::ChannelArguments args;
+  args.SetInt(kArgEnabled, 0);
+  bool active_before_build = true;
+  Start(&server, args, &active_before_build);
+  ASSERT_NE(server.server, nullptr);
+  EXPECT_FALSE(CoreCodecActive());
+  const uint64_t before = PoolCheckouts();
+  EXPECT_TRUE(GzipEcho(server.target()).ok());
+  EXPECT_EQ(PoolCheckouts() - before, 0u);  // stock gRPC, both sides
+  EXPECT_FALSE(CoreCodecActive());
+  server.server->Shutdown();
+}
+
+TEST(SetUp, ChannelWithThePluginDisabledInstallsNothing) {
+  grpc::ChannelArguments args;
+  args.SetInt(kArgEnabled, 0);
+  auto channel =
+      CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials(), args);
+  ASSERT_NE(channel, nullptr);
+  EXPECT_FALSE(CoreCodecActive());
+}
+
+std::mutex log_mutex;
+std::vector<std::pair<gpr_log_severity, std::string>>* captured = nullptr;
+
+void Capture(gpr_log_func_args* args) {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  if (captured != nullptr)
+    captured->emplace_back(args->severity, args->message);
+}
+
+// Turning the codec off is a choice, not a fault: it must not page anyone.
+TEST(SetUp, TheOptOutIsLoggedAsInformation) {
+  ASSERT_EQ(setenv("POOLED_GZIP_CORE_CODEC", "0", /*overwrite=*/1), 0);
+  std::vector<std::pair<gpr_log_severity, std::string>> lines;
+  {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    captured = &lines;
+  }
+  gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
+  gpr_set_log_function(&Capture);
+  EXPECT_FALSE(InstallCoreCodec());
+  gpr_set_log_function(nullptr);
+  {
+    std::lock_guard<std::mutex> lock(log_mutex);
+    captured = nullptr;
+  }
+  int reported = 0;
+  for (const auto& [severity, message] : lines) {
+    if (message.find("POOLED_GZIP_CORE_CODEC=0") == std::string::npos) continue;
+    ++reported;
+    EXPECT_EQ(severity, GPR_LOG_SEVERITY_INFO) << message;
+  }
+  EXPECT_EQ(reported, 1);
+}
+
+}  // namespace
+}  // namespace pooled_gzip::echo

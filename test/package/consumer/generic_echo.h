@@ -1,0 +1,107 @@
+// A generic echo service and one unary call through plain gRPC, shared by
+// the consumers of the installed package.
+
+#ifndef POOLED_GZIP_TEST_PACKAGE_CONSUMER_GENERIC_ECHO_H_
+#define POOLED_GZIP_TEST_PACKAGE_CONSUMER_GENERIC_ECHO_H_
+
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace consumer {
+
+class EchoReactor final : public grpc::ServerGenericBidiReactor {
+ public:
+  EchoReactor() { StartRead(&message_); }
+  void OnReadDone(bool ok) override {
+    if (ok) {
+      StartWrite(&message_);
+    } else {
+      Finish(grpc::Status::OK);
+    }
+  }
+  void OnWriteDone(bool ok) override {
+    if (ok) {
+      StartRead(&message_);
+    } else {
+      Finish(grpc::Status::CANCELLED);
+    }
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  grpc::ByteBuffer message_;
+};
+
+class EchoService final : public grpc::CallbackGenericService {
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext* /*context*/) override {
+    return new EchoReactor;
+  }
+};
+
+// A server on a free loopback port replying with gzip; `set_up` sees the
+// builder last, before it builds.
+template <typename SetUp>
+std::unique_ptr<grpc::Server> StartGzipServer(EchoService* service, int* port,
+                                              SetUp set_up) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           port);
+  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  builder.RegisterCallbackGenericService(service);
+  set_up(builder);
+  return builder.BuildAndStart();
+}
+
+// A payload gzip shrinks, so that every message goes out compressed.
+inline std::string CompressiblePayload() {
+  std::string payload;
+  while (payload.size() < 8192) payload += "consumer payload, compressible ";
+  return payload;
+}
+
+// One unary call of `payload`; the response as received.
+inline grpc::Status CallEcho(grpc::GenericStub* stub,
+                             const std::string& payload,
+                             grpc::ByteBuffer* response) {
+  grpc::Slice slice(payload);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ClientContext context;
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  grpc::Status status;
+  stub->UnaryCall(&context, "/consumer.Echo/Echo", grpc::StubOptions(),
+                  &request, response, [&](grpc::Status s) {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    status = std::move(s);
+                    done = true;
+                    done_cv.notify_one();
+                  });
+  std::unique_lock<std::mutex> lock(mutex);
+  done_cv.wait(lock, [&] { return done; });
+  return status;
+}
+
+// The bytes of a buffer gRPC already decompressed.
+inline std::string Bytes(const grpc::ByteBuffer& buffer) {
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (!buffer.Dump(&slices).ok()) return bytes;
+  for (const grpc::Slice& slice : slices) {
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  return bytes;
+}
+
+}  // namespace consumer
+
+#endif  // POOLED_GZIP_TEST_PACKAGE_CONSUMER_GENERIC_ECHO_H_
