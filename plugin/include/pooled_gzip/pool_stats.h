@@ -35,7 +35,10 @@ struct PoolCounters {
   uint64_t misses() const { return created; }
 };
 
-// The members inherited from PoolCounters are the totals of both pools.
+// The members inherited from PoolCounters are the totals of both pools;
+// pooled_bytes is the pools' shared budget's own count, exact at any
+// moment: above Options::max_pooled_bytes only after that cap was lowered
+// below what was idle already (idle contexts are not trimmed).
 struct PoolStats : PoolCounters {
   PoolCounters writers;  // compressing contexts
   PoolCounters readers;  // decompressing contexts

@@ -63,6 +63,10 @@ PoolStats GetPoolStats() {
         &PoolCounters::in_reserve, &PoolCounters::pooled_bytes}) {
     sum(member);
   }
+  // Summed from two pools read one after the other, bytes one pool gave
+  // back and the other claimed in between would count twice; the shared
+  // budget's one counter is exact.
+  stats.pooled_bytes = internal::Budget()->pooled_bytes();
   return stats;
 }
 

@@ -80,6 +80,13 @@ class IdleBudget {
   }
 
   // Bytes a Claim could have now; others may take them first.
+  // Heap held by idle contexts of every pool sharing this budget: one
+  // counter, so exact at any moment, and never above the cap it had when
+  // the last context was claimed.
+  uint64_t pooled_bytes() const {
+    return pooled_bytes_.load(std::memory_order_relaxed);
+  }
+
   size_t available() const {
     const uint64_t cap = max_pooled_bytes_.load(std::memory_order_relaxed);
     const uint64_t pooled = pooled_bytes_.load(std::memory_order_relaxed);
@@ -228,10 +235,12 @@ class ThreadLocalPool {
     }
 
     // Takes an idle context of `bytes` out of the books.
+    // The pool's own counters first: once the budget is released another
+    // thread may claim it and count the bytes as its own.
     void Unpool(size_t bytes) {
-      budget->Release(bytes);
       pooled_bytes.fetch_sub(bytes, std::memory_order_relaxed);
       pooled.fetch_sub(1, std::memory_order_relaxed);
+      budget->Release(bytes);
     }
 
     void DestroyIdle(Context* context) {
