@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <string>
@@ -33,6 +35,13 @@ EchoRequest Request(size_t size, const std::string& response_encoding = "") {
 
 // Which path serves this process: the first set-up call installs it.
 bool OnCoreCodec() { return InstallCoreCodec(); }
+
+// Threads alive now, from /proc.
+size_t ThreadsInThisProcess() {
+  const std::filesystem::directory_iterator tasks("/proc/self/task");
+  return static_cast<size_t>(
+      std::distance(begin(tasks), std::filesystem::directory_iterator()));
+}
 
 // Checkouts from the process-wide pool, by anyone in this process.
 uint64_t PoolCheckouts() {
@@ -359,7 +368,11 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
     const uint64_t reads = steady.readers.reused + steady.readers.created -
                            warm.readers.reused - warm.readers.created;
     EXPECT_EQ(reads, OnCoreCodec() ? 2u * 500 : 0u);
-    EXPECT_LE(steady.readers.created - warm.readers.created, 2u);
+    // How many of gRPC's threads meet their first message late depends on
+    // scheduling; that each creates one reader at most, never one per
+    // message, does not.
+    EXPECT_LE(steady.readers.created - warm.readers.created,
+              ThreadsInThisProcess());
   }
   server->Shutdown();
 }
