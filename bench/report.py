@@ -105,9 +105,17 @@ def met(ok):
 
 
 def impl_key(name):
-    """Sort key: stock, then zlib, libdeflate, isal, each by level."""
+    """Sort key: stock, then zlib, libdeflate, isal, each by level; a
+    backend's decoder on its own output ("libdeflate-own") after its
+    levels."""
     backend, _, level = name.partition("-")
-    return (BACKEND_ORDER.get(backend, 9), int(level) if level else -1)
+    if not level:
+        rank = -1
+    elif level.isdigit():
+        rank = int(level)
+    else:
+        rank = 99
+    return (BACKEND_ORDER.get(backend, 9), rank)
 
 
 def table(header, rows):
@@ -746,7 +754,8 @@ def write_markdown(path, args, codec, context, e2e, tuned, png_name,
                "coefficient of variation), each size in its own process; "
                "1 B only on one payload, as one byte is one byte. "
                "Decompress input is stock's zlib-6 output, what a stock peer "
-               "sends. Heap per pooled context is what one context of that "
+               "sends; the *-own* rows decode that backend's own output at "
+               "its default level. Heap per pooled context is what one context of that "
                "backend and level holds between messages (the pool keeps up "
                "to 2 per thread per kind, within its byte cap); heap/op is "
                "what one message allocates, its output included.\n")
