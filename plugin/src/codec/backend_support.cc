@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "codec/zlib_backend.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -215,7 +214,7 @@ absl::Status ZlibFallback::Inflate(Pieces input, size_t max_output_bytes,
   if (used_ && (inflater_ == nullptr || !inflater_->Reset())) {
     inflater_.reset();
   }
-  if (inflater_ == nullptr) inflater_ = NewZlibInflater(format_);
+  if (inflater_ == nullptr) inflater_ = NewInflater({Backend::kZlib, format_});
   if (inflater_ == nullptr) {
     resuming.Finish();
     return absl::InternalError("cannot create a zlib decompressor");

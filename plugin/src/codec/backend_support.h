@@ -2,8 +2,8 @@
 // fast backends answer exactly as zlib's does by construction rather than
 // by keeping copies in step: the output chunk sizes and the budget, the
 // error wording, walking the input pieces, the output window over a
-// ChunkSink, the header checks, and the zlib decoder that decides whatever the
-// fast paths do not.
+// ChunkSink, the header checks, making a backend's objects, and the zlib
+// decoder that decides whatever the fast paths do not.
 
 #ifndef POOLED_GZIP_SRC_CODEC_BACKEND_SUPPORT_H_
 #define POOLED_GZIP_SRC_CODEC_BACKEND_SUPPORT_H_
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -229,6 +230,26 @@ class ReusableBuffer {
 // The input as one contiguous block: the only non-empty piece itself, or a
 // copy in `buffer`. Null only if the copy cannot be allocated.
 const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer);
+
+// ---------------------------------------------------------------------------
+// Making a backend's objects
+
+// A backend's writer or reader, allocated without throwing and then made
+// ready by its `bool Init()`; null if either fails.
+template <typename Base, typename T, typename... Args>
+std::unique_ptr<Base> NewReady(Args... args) {
+  std::unique_ptr<T> object(new (std::nothrow) T(args...));
+  if (object == nullptr || !object->Init()) return nullptr;
+  return object;
+}
+
+// The maker of a backend whose writer is `D`, constructed from (format,
+// level), and whose reader is `I`, constructed from (format): every backend
+// is made the same way.
+template <typename D, typename I>
+constexpr BackendMaker MakerFor() {
+  return {&NewReady<Deflater, D, Format, int>, &NewReady<Inflater, I, Format>};
+}
 
 // ---------------------------------------------------------------------------
 // The zlib fallback

@@ -57,6 +57,7 @@ class IsalDeflater final : public Deflater {
   IsalDeflater(Format format, int level) : format_(format), level_(level) {}
 
   bool Init() {
+    if (level_ < kIsalMinLevel || level_ > kIsalMaxLevel) return false;
     stream_.reset(new (std::nothrow) isal_zstream);
     if (stream_ == nullptr) return false;
     isal_deflate_init(stream_.get());
@@ -239,20 +240,7 @@ class IsalInflater final : public Inflater {
 
 }  // namespace
 
-std::unique_ptr<Deflater> NewIsalDeflater(Format format, int level) {
-  if (level < kIsalMinLevel || level > kIsalMaxLevel) return nullptr;
-  auto deflater = std::unique_ptr<IsalDeflater>(
-      new (std::nothrow) IsalDeflater(format, level));
-  if (deflater == nullptr || !deflater->Init()) return nullptr;
-  return deflater;
-}
-
-std::unique_ptr<Inflater> NewIsalInflater(Format format) {
-  auto inflater =
-      std::unique_ptr<IsalInflater>(new (std::nothrow) IsalInflater(format));
-  if (inflater == nullptr || !inflater->Init()) return nullptr;
-  return inflater;
-}
+constexpr BackendMaker kIsalMaker = MakerFor<IsalDeflater, IsalInflater>();
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -2,9 +2,6 @@
 
 #include <libdeflate.h>
 
-#include <algorithm>
-#include <cstdint>
-#include <new>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -200,19 +197,8 @@ size_t LibdeflateCompressorBytes(int level) {
 
 size_t LibdeflateDecompressorBytes() { return 11560; }
 
-std::unique_ptr<Deflater> NewLibdeflateDeflater(Format format, int level) {
-  auto deflater = std::unique_ptr<LibdeflateDeflater>(
-      new (std::nothrow) LibdeflateDeflater(format, level));
-  if (deflater == nullptr || !deflater->Init()) return nullptr;
-  return deflater;
-}
-
-std::unique_ptr<Inflater> NewLibdeflateInflater(Format format) {
-  auto inflater = std::unique_ptr<LibdeflateInflater>(
-      new (std::nothrow) LibdeflateInflater(format));
-  if (inflater == nullptr || !inflater->Init()) return nullptr;
-  return inflater;
-}
+constexpr BackendMaker kLibdeflateMaker =
+    MakerFor<LibdeflateDeflater, LibdeflateInflater>();
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "codec/backend_support.h"
@@ -175,19 +174,7 @@ int ZlibWindowBits(Format format) {
   return format == Format::kGzip ? 15 + 16 : 15;
 }
 
-std::unique_ptr<Deflater> NewZlibDeflater(Format format, int level) {
-  auto deflater = std::unique_ptr<ZlibDeflater>(
-      new (std::nothrow) ZlibDeflater(format, level));
-  if (deflater == nullptr || !deflater->Init()) return nullptr;
-  return deflater;
-}
-
-std::unique_ptr<Inflater> NewZlibInflater(Format format) {
-  auto inflater =
-      std::unique_ptr<ZlibInflater>(new (std::nothrow) ZlibInflater(format));
-  if (inflater == nullptr || !inflater->Init()) return nullptr;
-  return inflater;
-}
+constexpr BackendMaker kZlibMaker = MakerFor<ZlibDeflater, ZlibInflater>();
 
 }  // namespace internal
 }  // namespace pooled_gzip
