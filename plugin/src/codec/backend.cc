@@ -20,6 +20,18 @@ absl::StatusOr<int> CheckLevel(Backend backend, int level, int min, int max,
                    " (or -1 for ", default_level, "), got ", level));
 }
 
+const BackendMaker* MakerOf(Backend backend) {
+  switch (backend) {
+    case Backend::kZlib:
+      return &kZlibMaker;
+    case Backend::kLibdeflate:
+      return &kLibdeflateMaker;
+    case Backend::kIsal:
+      return &kIsalMaker;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
@@ -37,27 +49,14 @@ absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
 }
 
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key) {
-  switch (key.backend) {
-    case Backend::kZlib:
-      return NewZlibDeflater(key.format, key.level);
-    case Backend::kLibdeflate:
-      return NewLibdeflateDeflater(key.format, key.level);
-    case Backend::kIsal:
-      return NewIsalDeflater(key.format, key.level);
-  }
-  return nullptr;
+  const BackendMaker* maker = MakerOf(key.backend);
+  return maker != nullptr ? maker->new_deflater(key.format, key.level)
+                          : nullptr;
 }
 
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
-  switch (key.backend) {
-    case Backend::kZlib:
-      return NewZlibInflater(key.format);
-    case Backend::kLibdeflate:
-      return NewLibdeflateInflater(key.format);
-    case Backend::kIsal:
-      return NewIsalInflater(key.format);
-  }
-  return nullptr;
+  const BackendMaker* maker = MakerOf(key.backend);
+  return maker != nullptr ? maker->new_inflater(key.format) : nullptr;
 }
 
 }  // namespace internal

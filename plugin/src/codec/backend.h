@@ -73,9 +73,19 @@ struct InflaterKey {
 // INVALID_ARGUMENT if the backend has no such level.
 absl::StatusOr<int> ResolveLevel(Backend backend, int level);
 
-// Null if the backend cannot allocate its state.
+// The one factory of writers and readers, for the pools, the zlib
+// fallback and tests alike. Null if the backend cannot allocate its state.
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key);
+
+// What each backend file hands the factory: how to make its writer (of a
+// resolved level) and its reader; see MakerFor in codec/backend_support.h.
+// Each is defined constexpr, so that the factory works from static
+// initialisers too.
+struct BackendMaker {
+  std::unique_ptr<Deflater> (*new_deflater)(Format format, int level);
+  std::unique_ptr<Inflater> (*new_inflater)(Format format);
+};
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "codec/zlib_backend.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -69,49 +69,7 @@ class ResumingSink final : public ChunkSink {
 // Room for output zlib reproduces only to skip it.
 constexpr size_t kScratchBytes = 64 * 1024;
 
-}  // namespace
-
-absl::Status TooLarge(absl::string_view what, Format format, size_t max) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      FormatName(format), " ", what, " more than ", max, " bytes"));
-}
-
-absl::Status TrailingBytes(Format format) {
-  return absl::DataLossError(absl::StrCat(
-      FormatName(format), " message has bytes after the end of its stream"));
-}
-
-PieceCursor::PieceCursor(Pieces pieces, size_t skip, size_t max_stretch)
-    : pieces_(pieces), max_stretch_(max_stretch) {
-  while (index_ < pieces_.size() && skip > 0) {
-    const size_t n = std::min(skip, pieces_[index_].size());
-    offset_ = n;
-    skip -= n;
-    if (skip > 0) {
-      ++index_;
-      offset_ = 0;
-    }
-  }
-  SkipEmpty();
-}
-
-void PieceCursor::SkipEmpty() {
-  while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
-    ++index_;
-    offset_ = 0;
-  }
-}
-
-bool PieceCursor::Next(absl::string_view* stretch) {
-  if (index_ == pieces_.size()) return false;
-  *stretch = pieces_[index_].substr(offset_, max_stretch_);
-  offset_ += stretch->size();
-  SkipEmpty();
-  return true;
-}
-
-bool PieceCursor::HasMore() const { return index_ < pieces_.size(); }
-
+// The first `out.size()` bytes of the input; false if it is shorter.
 bool CopyPrefix(Pieces pieces, absl::Span<uint8_t> out) {
   size_t filled = 0;
   for (absl::string_view piece : pieces) {
@@ -123,6 +81,42 @@ bool CopyPrefix(Pieces pieces, absl::Span<uint8_t> out) {
   return filled == out.size();
 }
 
+}  // namespace
+
+size_t FirstChunkGuess(Format format, Pieces input) {
+  if (format == Format::kGzip) {
+    if (std::optional<uint32_t> size = GzipTrailerSize(input)) {
+      return size_t{*size} + 1;
+    }
+  }
+  return std::max<size_t>(TotalSize(input) * 4, 256);
+}
+
+absl::Status StreamTooLarge(Format format, size_t max) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      FormatName(format), " stream would be more than ", max, " bytes"));
+}
+
+absl::Status MessageTooLarge(Format format, size_t max) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      FormatName(format), " message inflates to more than ", max, " bytes"));
+}
+
+absl::Status TruncatedMessage(Format format) {
+  return absl::DataLossError(
+      absl::StrCat(FormatName(format), " message is truncated"));
+}
+
+absl::Status CorruptMessage(Format format, absl::string_view detail) {
+  return absl::DataLossError(
+      absl::StrCat(FormatName(format), " message is corrupt: ", detail));
+}
+
+absl::Status TrailingBytes(Format format) {
+  return absl::DataLossError(absl::StrCat(
+      FormatName(format), " message has bytes after the end of its stream"));
+}
+
 void WriteAll(absl::string_view data, ChunkSink* sink) {
   while (!data.empty()) {
     absl::Span<char> chunk = sink->NextChunk(data.size());
@@ -131,6 +125,24 @@ void WriteAll(absl::string_view data, ChunkSink* sink) {
     sink->CommitChunk(n);
     data.remove_prefix(n);
   }
+}
+
+size_t PlainHeaderBytes(Format format, Pieces input) {
+  if (TotalSize(input) < MinStreamBytes(format)) return 0;
+  if (format == Format::kGzip) {
+    uint8_t header[4];
+    if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
+    const bool plain = header[0] == 0x1f && header[1] == 0x8b &&
+                       header[2] == 8 && header[3] == 0;
+    return plain ? kPlainGzipHeaderBytes : 0;
+  }
+  uint8_t header[2];
+  if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
+  const unsigned cmf = header[0];
+  const unsigned flg = header[1];
+  const bool plain = (cmf & 0x0f) == 8 && (cmf >> 4) <= 7 &&
+                     ((cmf << 8) | flg) % 31 == 0 && (flg & 0x20) == 0;
+  return plain ? 2 : 0;
 }
 
 char* ReusableBuffer::Get(size_t size) {
@@ -202,7 +214,7 @@ absl::Status ZlibFallback::Inflate(Pieces input, size_t max_output_bytes,
   if (used_ && (inflater_ == nullptr || !inflater_->Reset())) {
     inflater_.reset();
   }
-  if (inflater_ == nullptr) inflater_ = NewZlibInflater(format_);
+  if (inflater_ == nullptr) inflater_ = NewInflater({Backend::kZlib, format_});
   if (inflater_ == nullptr) {
     resuming.Finish();
     return absl::InternalError("cannot create a zlib decompressor");

@@ -1,14 +1,19 @@
-// What the libdeflate and ISA-L backends share: walking the input pieces,
-// chunk sizes and errors worded as the zlib backend words them, a reusable
-// buffer, and the zlib decoder that decides whatever their fast paths do not.
+// The stream plumbing every backend shares, zlib's included, so that the
+// fast backends answer exactly as zlib's does by construction rather than
+// by keeping copies in step: the output chunk sizes and the budget, the
+// error wording, walking the input pieces, the output window over a
+// ChunkSink, the header checks, making a backend's objects, and the zlib
+// decoder that decides whatever the fast paths do not.
 
 #ifndef POOLED_GZIP_SRC_CODEC_BACKEND_SUPPORT_H_
 #define POOLED_GZIP_SRC_CODEC_BACKEND_SUPPORT_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -20,8 +25,12 @@
 namespace pooled_gzip {
 namespace internal {
 
-// The zlib backend's chunk cap, for the same reason: a chunk plus gRPC's
-// slice header stays under glibc's mmap threshold (128 KiB).
+// ---------------------------------------------------------------------------
+// Output sizes
+
+// Large enough that a 64 KiB message compresses into one chunk, and small
+// enough that the chunk plus gRPC's slice header stays under glibc's default
+// mmap threshold (128 KiB): an mmap per chunk would bring back page faults.
 inline constexpr size_t kMaxChunkBytes = 128 * 1024 - 1024;
 
 // One byte past the limit is how an oversized stream is recognised.
@@ -31,34 +40,176 @@ inline size_t BudgetFor(size_t max_output_bytes) {
              : max_output_bytes + 1;
 }
 
-// RESOURCE_EXHAUSTED, worded as the zlib backend words it; `what` is
-// "stream would be" or "message inflates to".
-absl::Status TooLarge(absl::string_view what, Format format, size_t max);
+// A first output chunk for inflating `input` that usually holds the whole
+// message: a gzip stream ends with its size (plus one spare byte, so that
+// the decoder reads the stream's end without asking for another chunk); the
+// zlib format says nothing, so a guess. Untrusted either way: the output
+// window caps the chunk at the budget and kMaxChunkBytes.
+size_t FirstChunkGuess(Format format, Pieces input);
+
+// ---------------------------------------------------------------------------
+// Errors, worded once so that every backend's match the zlib backend's
+
+// RESOURCE_EXHAUSTED: compressing, the stream would pass `max` bytes.
+absl::Status StreamTooLarge(Format format, size_t max);
+// RESOURCE_EXHAUSTED: inflating, the message would pass `max` bytes.
+absl::Status MessageTooLarge(Format format, size_t max);
+// DATA_LOSS: the input ended before the stream did.
+absl::Status TruncatedMessage(Format format);
+// DATA_LOSS: the stream is invalid; `detail` is the decoder's reason.
+absl::Status CorruptMessage(Format format, absl::string_view detail);
+// DATA_LOSS: input is left after the end of the stream.
 absl::Status TrailingBytes(Format format);
 
+// ---------------------------------------------------------------------------
+// Input
+
 // Walks the non-empty stretches of the input pieces from byte `skip` on,
-// each at most `max_stretch` bytes (ISA-L counts in 32 bits).
-class PieceCursor {
+// pointing a stream's input fields at one stretch at a time, each at most
+// what the stream's count type holds (zlib and ISA-L count in 32 bits).
+template <typename Byte, typename Count>
+class InputCursor {
  public:
-  PieceCursor(Pieces pieces, size_t skip, size_t max_stretch);
-  // The next stretch; false when the input is exhausted.
-  bool Next(absl::string_view* stretch);
-  // Whether any byte is left after the last stretch returned.
-  bool HasMore() const;
+  // A pooled stream still points at the input of its previous use.
+  InputCursor(Pieces pieces, size_t skip, Byte** next_in, Count* avail_in)
+      : pieces_(pieces), next_in_(next_in), avail_in_(avail_in) {
+    *next_in_ = nullptr;
+    *avail_in_ = 0;
+    while (index_ < pieces_.size() && skip > 0) {
+      const size_t n = std::min(skip, pieces_[index_].size());
+      offset_ = n;
+      skip -= n;
+      if (skip > 0) {
+        ++index_;
+        offset_ = 0;
+      }
+    }
+    SkipEmpty();
+  }
+
+  // Points the stream at the next stretch; false, leaving the stream as it
+  // is, when the input is exhausted.
+  bool Feed() {
+    if (index_ == pieces_.size()) return false;
+    const absl::string_view stretch =
+        pieces_[index_].substr(offset_, std::numeric_limits<Count>::max());
+    // The libraries take a non-const pointer but only read through it.
+    *next_in_ = reinterpret_cast<Byte*>(const_cast<char*>(stretch.data()));
+    *avail_in_ = static_cast<Count>(stretch.size());
+    offset_ += stretch.size();
+    SkipEmpty();
+    return true;
+  }
+
+  // Whether any byte is left after the last stretch fed.
+  bool HasMore() const { return index_ < pieces_.size(); }
 
  private:
-  void SkipEmpty();
+  void SkipEmpty() {
+    while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
+      ++index_;
+      offset_ = 0;
+    }
+  }
+
   Pieces pieces_;
-  size_t max_stretch_;
+  Byte** next_in_;
+  Count* avail_in_;
   size_t index_ = 0;
   size_t offset_ = 0;
 };
 
-// The first `out.size()` bytes of the input; false if it is shorter.
-bool CopyPrefix(Pieces pieces, absl::Span<uint8_t> out);
+// ---------------------------------------------------------------------------
+// Output
+
+// Keeps the sink's current chunk and a stream's output fields in step, and
+// the output within a budget (BudgetFor). On every way out the open chunk
+// is committed, or released to a caller that commits it: the sink sees one
+// commit per chunk, and a sink that allocates per chunk (a gRPC slice)
+// frees or keeps it only on commit.
+template <typename Byte, typename Count>
+class OutputWindow {
+ public:
+  // A pooled stream still points at the buffers of its previous use.
+  OutputWindow(Byte** next_out, Count* avail_out, ChunkSink* sink,
+               size_t budget)
+      : next_out_(next_out),
+        avail_out_(avail_out),
+        sink_(sink),
+        budget_(budget) {
+    *next_out_ = nullptr;
+    *avail_out_ = 0;
+  }
+  ~OutputWindow() { Close(); }
+
+  // Commits the open chunk and opens the next, of `size_hint` bytes capped
+  // at kMaxChunkBytes and at what is left of the budget; false, with no
+  // chunk open, once the output has used up the budget.
+  bool Next(size_t size_hint) {
+    Close();
+    const size_t left = budget_ - committed_;
+    if (left == 0) return false;
+    chunk_ = sink_->NextChunk(std::min({kMaxChunkBytes, left, size_hint}));
+    chunk_ = chunk_.first(
+        std::min<size_t>(chunk_.size(), std::numeric_limits<Count>::max()));
+    *next_out_ = reinterpret_cast<Byte*>(chunk_.data());
+    *avail_out_ = static_cast<Count>(chunk_.size());
+    open_ = true;
+    return true;
+  }
+
+  void Close() {
+    if (!open_) return;
+    const size_t used = chunk_.size() - *avail_out_;
+    sink_->CommitChunk(used);
+    committed_ += used;
+    open_ = false;
+    *avail_out_ = 0;
+  }
+
+  // The open chunk (empty if none), now the caller's to commit.
+  absl::Span<char> Release() {
+    if (!open_) return {};
+    open_ = false;
+    *avail_out_ = 0;
+    return chunk_;
+  }
+
+  size_t committed() const { return committed_; }
+  // Bytes written so far, committed or not.
+  size_t produced() const {
+    return committed_ + (open_ ? chunk_.size() - *avail_out_ : 0);
+  }
+
+ private:
+  Byte** next_out_;
+  Count* avail_out_;
+  ChunkSink* sink_;
+  size_t budget_;
+  absl::Span<char> chunk_;
+  size_t committed_ = 0;
+  bool open_ = false;
+};
 
 // Hands `data` to the sink, in as many chunks as the sink cuts it into.
 void WriteAll(absl::string_view data, ChunkSink* sink);
+
+// ---------------------------------------------------------------------------
+// Headers
+
+// The fixed gzip header with no optional field: ID1, ID2, CM (deflate),
+// FLG 0, MTIME, XFL, OS.
+inline constexpr size_t kPlainGzipHeaderBytes = 10;
+
+// The length of a header a fast decoder may skip and be given no say over:
+// the plain 10-byte gzip header (FLG 0) or a zlib header zlib accepts
+// without a dictionary; 0 for anything else (optional gzip fields, a header
+// CRC, reserved flags, an odd window size, input too short to be a stream),
+// which zlib decides.
+size_t PlainHeaderBytes(Format format, Pieces input);
+
+// ---------------------------------------------------------------------------
+// Contiguous input, for libraries that take a message in one block
 
 // A heap buffer kept from message to message, so that the common sizes
 // allocate nothing; Trim() frees it once it has grown past kKeepBytes, so
@@ -79,6 +230,29 @@ class ReusableBuffer {
 // The input as one contiguous block: the only non-empty piece itself, or a
 // copy in `buffer`. Null only if the copy cannot be allocated.
 const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer);
+
+// ---------------------------------------------------------------------------
+// Making a backend's objects
+
+// A backend's writer or reader, allocated without throwing and then made
+// ready by its `bool Init()`; null if either fails.
+template <typename Base, typename T, typename... Args>
+std::unique_ptr<Base> NewReady(Args... args) {
+  std::unique_ptr<T> object(new (std::nothrow) T(args...));
+  if (object == nullptr || !object->Init()) return nullptr;
+  return object;
+}
+
+// The maker of a backend whose writer is `D`, constructed from (format,
+// level), and whose reader is `I`, constructed from (format): every backend
+// is made the same way.
+template <typename D, typename I>
+constexpr BackendMaker MakerFor() {
+  return {&NewReady<Deflater, D, Format, int>, &NewReady<Inflater, I, Format>};
+}
+
+// ---------------------------------------------------------------------------
+// The zlib fallback
 
 // A zlib inflater, created on first use, that decides a message exactly as
 // the zlib backend would, also when a faster decoder already wrote part of

@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <new>
-#include <optional>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -16,9 +14,6 @@
 namespace pooled_gzip {
 namespace internal {
 namespace {
-
-// ISA-L counts input and output in 32 bits.
-constexpr size_t kMaxFeed = std::numeric_limits<uint32_t>::max();
 
 // ISA-L's level buffer per level, the size it suggests (its _DEFAULT,
 // which is _LARGE); level 0 needs none.
@@ -34,64 +29,6 @@ uint32_t LevelBufferBytes(int level) {
       return ISAL_DEF_LVL0_DEFAULT;
   }
 }
-
-uint8_t* InputPointer(absl::string_view stretch) {
-  // ISA-L takes a non-const pointer but only reads through it.
-  return reinterpret_cast<uint8_t*>(const_cast<char*>(stretch.data()));
-}
-
-// Keeps the sink's current chunk and a stream's output fields in step. On
-// every way out, the open chunk is committed (or handed to the zlib
-// fallback, which commits it): the sink sees one commit per chunk.
-class OutputWindow {
- public:
-  OutputWindow(uint8_t** next_out, uint32_t* avail_out, ChunkSink* sink)
-      : next_out_(next_out), avail_out_(avail_out), sink_(sink) {
-    // A pooled stream still points at the buffers of its previous use.
-    *next_out_ = nullptr;
-    *avail_out_ = 0;
-  }
-  ~OutputWindow() { Close(); }
-
-  void Open(size_t size_hint) {
-    chunk_ = sink_->NextChunk(size_hint);
-    chunk_ = chunk_.first(std::min(chunk_.size(), kMaxFeed));
-    *next_out_ = reinterpret_cast<uint8_t*>(chunk_.data());
-    *avail_out_ = static_cast<uint32_t>(chunk_.size());
-    open_ = true;
-  }
-
-  void Close() {
-    if (!open_) return;
-    const size_t used = chunk_.size() - *avail_out_;
-    sink_->CommitChunk(used);
-    committed_ += used;
-    open_ = false;
-    *avail_out_ = 0;
-  }
-
-  // The open chunk (empty if none), now the caller's to commit.
-  absl::Span<char> Release() {
-    if (!open_) return {};
-    open_ = false;
-    *avail_out_ = 0;
-    return chunk_;
-  }
-
-  size_t committed() const { return committed_; }
-  // Bytes written so far, committed or not.
-  size_t produced() const {
-    return committed_ + (open_ ? chunk_.size() - *avail_out_ : 0);
-  }
-
- private:
-  uint8_t** next_out_;
-  uint32_t* avail_out_;
-  ChunkSink* sink_;
-  absl::Span<char> chunk_;
-  size_t committed_ = 0;
-  bool open_ = false;
-};
 
 // For an output chunk that usually holds the whole message. Levels 1..3
 // fall back to stored blocks, so deflate's stored-block worst case plus the
@@ -120,6 +57,7 @@ class IsalDeflater final : public Deflater {
   IsalDeflater(Format format, int level) : format_(format), level_(level) {}
 
   bool Init() {
+    if (level_ < kIsalMinLevel || level_ > kIsalMaxLevel) return false;
     stream_.reset(new (std::nothrow) isal_zstream);
     if (stream_ == nullptr) return false;
     isal_deflate_init(stream_.get());
@@ -144,33 +82,26 @@ class IsalDeflater final : public Deflater {
     const size_t budget = BudgetFor(max_output_bytes);
     const size_t expected =
         std::min(OutputEstimate(TotalSize(input), level_), budget);
-    OutputWindow output(&stream.next_out, &stream.avail_out, sink);
-    PieceCursor cursor(input, 0, kMaxFeed);
+    OutputWindow output(&stream.next_out, &stream.avail_out, sink, budget);
+    InputCursor cursor(input, 0, &stream.next_in, &stream.avail_in);
     // The last stretch carries end_of_stream; an empty message sets it
     // with no input at all.
     auto feed = [&] {
-      absl::string_view stretch;
-      if (cursor.Next(&stretch)) {
-        stream.next_in = InputPointer(stretch);
-        stream.avail_in = static_cast<uint32_t>(stretch.size());
-      }
+      cursor.Feed();
       stream.end_of_stream = cursor.HasMore() ? 0 : 1;
     };
     feed();
     while (stream.internal_state.state != ZSTATE_END) {
       if (stream.avail_in == 0 && stream.end_of_stream == 0) feed();
       if (stream.avail_out == 0) {
-        output.Close();
-        const size_t produced = output.produced();
-        if (produced >= budget) {
-          return TooLarge("stream would be", format_, max_output_bytes);
-        }
         // Past the estimate, chunks grow with the output, so that an
         // underestimate costs a few chunks, not thousands.
-        const size_t wanted = expected > produced
-                                  ? expected - produced
-                                  : std::max<size_t>(4096, produced / 8);
-        output.Open(std::min({kMaxChunkBytes, budget - produced, wanted}));
+        const size_t produced = output.produced();
+        if (!output.Next(expected > produced
+                             ? expected - produced
+                             : std::max<size_t>(4096, produced / 8))) {
+          return StreamTooLarge(format_, max_output_bytes);
+        }
       }
       const auto before = Progress(stream);
       const int result = isal_deflate(&stream);
@@ -179,7 +110,7 @@ class IsalDeflater final : public Deflater {
             absl::StrCat("isal_deflate failed: ", result));
       }
       if (output.produced() > max_output_bytes) {
-        return TooLarge("stream would be", format_, max_output_bytes);
+        return StreamTooLarge(format_, max_output_bytes);
       }
       if (Progress(stream) == before) {
         return absl::InternalError("isal_deflate made no progress");
@@ -209,8 +140,6 @@ class IsalDeflater final : public Deflater {
     stream.gzip_flag = format_ == Format::kGzip ? IGZIP_GZIP : IGZIP_ZLIB;
     stream.flush = NO_FLUSH;
     stream.end_of_stream = 0;
-    stream.next_in = nullptr;
-    stream.avail_in = 0;
   }
 
   Format format_;
@@ -232,26 +161,23 @@ class IsalInflater final : public Inflater {
 
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
-    const size_t header = PlainHeaderBytes(input);
+    const size_t header = PlainHeaderBytes(format_, input);
     // ISA-L takes incomplete Huffman codes zlib refuses, and a body that
     // never uses the missing codewords passes its checksum; ISA-L cannot be
     // told to refuse them nor stopped between blocks to check, so a pass of
     // ours over the body checks zlib's rules first (codec/zlib_rules.h).
+    // ISA-L's own header parser skips checks zlib makes (reserved flags,
+    // window size) and loses its place in FNAME/FCOMMENT/FHCRC fields split
+    // across calls, so the stream body is all it sees.
     if (header == 0 || !MeetsZlibRules(input, header)) {
       return fallback_.Inflate(input, max_output_bytes, sink);
     }
     inflate_state& state = *state_;
     Rewind();
-    const size_t budget = BudgetFor(max_output_bytes);
-    const size_t first_guess = FirstChunkGuess(input);
-    OutputWindow output(&state.next_out, &state.avail_out, sink);
-    PieceCursor cursor(input, header, kMaxFeed);
-    auto feed = [&] {
-      absl::string_view stretch;
-      if (!cursor.Next(&stretch)) return;
-      state.next_in = InputPointer(stretch);
-      state.avail_in = static_cast<uint32_t>(stretch.size());
-    };
+    const size_t first_guess = FirstChunkGuess(format_, input);
+    OutputWindow output(&state.next_out, &state.avail_out, sink,
+                        BudgetFor(max_output_bytes));
+    InputCursor cursor(input, header, &state.next_in, &state.avail_in);
     // ISA-L answers only for a message it finishes cleanly within the
     // limit; otherwise zlib decides (reproducing ISA-L's output so far into
     // scratch and going on from there). ISA-L decodes ahead into a buffer
@@ -264,15 +190,12 @@ class IsalInflater final : public Inflater {
       return fallback_.Inflate(input, max_output_bytes, sink, committed,
                                open_chunk);
     };
-    feed();
+    cursor.Feed();
     while (true) {
-      if (state.avail_in == 0) feed();
-      if (state.avail_out == 0) {
-        output.Close();
-        const size_t produced = output.produced();
-        if (produced >= budget) return zlib_decides();
-        output.Open(std::min({budget - produced, kMaxChunkBytes,
-                              produced == 0 ? first_guess : kMaxChunkBytes}));
+      if (state.avail_in == 0) cursor.Feed();
+      if (state.avail_out == 0 &&
+          !output.Next(output.produced() == 0 ? first_guess : kMaxChunkBytes)) {
+        return zlib_decides();
       }
       const auto before = Progress(state);
       const int result = isal_inflate(&state);
@@ -300,41 +223,6 @@ class IsalInflater final : public Inflater {
   }
 
  private:
-  // The length of a header ISA-L is given no say over: the plain 10-byte
-  // gzip header (FLG 0) or a zlib header zlib accepts without a
-  // dictionary; 0 for anything else, which goes to zlib. ISA-L's own
-  // header parser skips checks zlib makes (reserved flags, window size)
-  // and loses its place in FNAME/FCOMMENT/FHCRC fields split across
-  // calls, so the stream body is all it sees.
-  size_t PlainHeaderBytes(Pieces input) const {
-    if (TotalSize(input) < MinStreamBytes(format_)) return 0;
-    if (format_ == Format::kGzip) {
-      uint8_t header[4];
-      if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
-      const bool plain = header[0] == 0x1f && header[1] == 0x8b &&
-                         header[2] == 8 && header[3] == 0;
-      return plain ? 10 : 0;
-    }
-    uint8_t header[2];
-    if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
-    const unsigned cmf = header[0];
-    const unsigned flg = header[1];
-    const bool plain = (cmf & 0x0f) == 8 && (cmf >> 4) <= 7 &&
-                       ((cmf << 8) | flg) % 31 == 0 && (flg & 0x20) == 0;
-    return plain ? 2 : 0;
-  }
-
-  // As the zlib backend: the gzip trailer's size plus one spare byte,
-  // untrusted (the caller caps it), or a guess for the zlib format.
-  size_t FirstChunkGuess(Pieces input) const {
-    if (format_ == Format::kGzip) {
-      if (std::optional<uint32_t> size = GzipTrailerSize(input)) {
-        return size_t{*size} + 1;
-      }
-    }
-    return std::max<size_t>(TotalSize(input) * 4, 256);
-  }
-
   // Ready for a new message whose header was already read.
   void Rewind() {
     inflate_state& state = *state_;
@@ -343,8 +231,6 @@ class IsalInflater final : public Inflater {
     state.crc_flag =
         format_ == Format::kGzip ? ISAL_GZIP_NO_HDR_VER : ISAL_ZLIB_NO_HDR_VER;
     state.hist_bits = 0;  // the full 32 KiB window
-    state.next_in = nullptr;
-    state.avail_in = 0;
   }
 
   Format format_;
@@ -354,20 +240,7 @@ class IsalInflater final : public Inflater {
 
 }  // namespace
 
-std::unique_ptr<Deflater> NewIsalDeflater(Format format, int level) {
-  if (level < kIsalMinLevel || level > kIsalMaxLevel) return nullptr;
-  auto deflater = std::unique_ptr<IsalDeflater>(
-      new (std::nothrow) IsalDeflater(format, level));
-  if (deflater == nullptr || !deflater->Init()) return nullptr;
-  return deflater;
-}
-
-std::unique_ptr<Inflater> NewIsalInflater(Format format) {
-  auto inflater =
-      std::unique_ptr<IsalInflater>(new (std::nothrow) IsalInflater(format));
-  if (inflater == nullptr || !inflater->Init()) return nullptr;
-  return inflater;
-}
+constexpr BackendMaker kIsalMaker = MakerFor<IsalDeflater, IsalInflater>();
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -6,8 +6,6 @@
 #ifndef POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_
 
-#include <memory>
-
 #include "codec/backend.h"
 
 namespace pooled_gzip {
@@ -18,8 +16,8 @@ inline constexpr int kIsalMinLevel = 0;
 inline constexpr int kIsalMaxLevel = 3;
 inline constexpr int kIsalDefaultLevel = 1;
 
-std::unique_ptr<Deflater> NewIsalDeflater(Format format, int level);
-std::unique_ptr<Inflater> NewIsalInflater(Format format);
+// For the factory only: others call NewDeflater and NewInflater.
+extern const BackendMaker kIsalMaker;
 
 }  // namespace internal
 }  // namespace pooled_gzip

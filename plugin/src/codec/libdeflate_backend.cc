@@ -2,9 +2,6 @@
 
 #include <libdeflate.h>
 
-#include <algorithm>
-#include <cstdint>
-#include <new>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -19,12 +16,6 @@ namespace {
 // length code and a 1-bit distance code), 258 * 8 / 2 per byte. A gzip
 // trailer that claims more output than this per input byte is lying.
 constexpr size_t kMaxDeflateRatio = 1032;
-
-// The fixed 10-byte gzip header with no optional field: ID1, ID2, CM
-// (deflate), FLG 0. Only these go through libdeflate, which skips the
-// header CRC (FHCRC) that zlib checks.
-constexpr uint8_t kPlainGzipHeader[4] = {0x1f, 0x8b, 8, 0};
-constexpr size_t kPlainGzipHeaderBytes = 10;
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const {
@@ -88,7 +79,7 @@ class LibdeflateDeflater final : public Deflater {
       return absl::InternalError("libdeflate ran out of room within its bound");
     }
     if (produced > max_output_bytes) {
-      return TooLarge("stream would be", format_, max_output_bytes);
+      return StreamTooLarge(format_, max_output_bytes);
     }
     WriteAll(absl::string_view(out, produced), sink);
     return absl::OkStatus();
@@ -142,22 +133,18 @@ class LibdeflateInflater final : public Inflater {
 
  private:
   // The output size for the one-shot path, from the gzip trailer, or
-  // nullopt if the message must go to zlib. The trailer comes from the
-  // peer: a size beyond the limit is not refused here (a corrupt message
-  // must be DATA_LOSS as zlib finds it, not RESOURCE_EXHAUSTED), it goes
-  // to zlib, which streams and stops at the limit; so do sizes deflate
-  // cannot reach from this input, huge ones, and 0 (no chunk is empty).
+  // nullopt if the message must go to zlib: only a plain gzip header goes
+  // through libdeflate, which skips the header CRC (FHCRC) that zlib
+  // checks. The trailer comes from the peer: a size beyond the limit is not
+  // refused here (a corrupt message must be DATA_LOSS as zlib finds it, not
+  // RESOURCE_EXHAUSTED), it goes to zlib, which streams and stops at the
+  // limit; so do sizes deflate cannot reach from this input, huge ones, and
+  // 0 (no chunk is empty).
   std::optional<size_t> OneShotSize(Pieces input,
                                     size_t max_output_bytes) const {
     if (decompressor_ == nullptr) return std::nullopt;
+    if (PlainHeaderBytes(Format::kGzip, input) == 0) return std::nullopt;
     const size_t total = TotalSize(input);
-    if (total < MinStreamBytes(Format::kGzip)) return std::nullopt;
-    uint8_t header[sizeof(kPlainGzipHeader)];
-    if (!CopyPrefix(input, absl::MakeSpan(header)) ||
-        !std::equal(std::begin(header), std::end(header),
-                    std::begin(kPlainGzipHeader))) {
-      return std::nullopt;
-    }
     const size_t size = *GzipTrailerSize(input);
     if (size == 0 || size > max_output_bytes ||
         size > kLibdeflateMaxOneShotBytes || size / kMaxDeflateRatio > total) {
@@ -210,19 +197,8 @@ size_t LibdeflateCompressorBytes(int level) {
 
 size_t LibdeflateDecompressorBytes() { return 11560; }
 
-std::unique_ptr<Deflater> NewLibdeflateDeflater(Format format, int level) {
-  auto deflater = std::unique_ptr<LibdeflateDeflater>(
-      new (std::nothrow) LibdeflateDeflater(format, level));
-  if (deflater == nullptr || !deflater->Init()) return nullptr;
-  return deflater;
-}
-
-std::unique_ptr<Inflater> NewLibdeflateInflater(Format format) {
-  auto inflater = std::unique_ptr<LibdeflateInflater>(
-      new (std::nothrow) LibdeflateInflater(format));
-  if (inflater == nullptr || !inflater->Init()) return nullptr;
-  return inflater;
-}
+constexpr BackendMaker kLibdeflateMaker =
+    MakerFor<LibdeflateDeflater, LibdeflateInflater>();
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -7,7 +7,6 @@
 #define POOLED_GZIP_SRC_CODEC_LIBDEFLATE_BACKEND_H_
 
 #include <cstddef>
-#include <memory>
 
 #include "codec/backend.h"
 
@@ -23,8 +22,8 @@ inline constexpr int kLibdeflateDefaultLevel = 6;
 // is streamed through zlib instead of being allocated in one piece.
 inline constexpr size_t kLibdeflateMaxOneShotBytes = size_t{64} << 20;
 
-std::unique_ptr<Deflater> NewLibdeflateDeflater(Format format, int level);
-std::unique_ptr<Inflater> NewLibdeflateInflater(Format format);
+// For the factory only: others call NewDeflater and NewInflater.
+extern const BackendMaker kLibdeflateMaker;
 
 // What libdeflate allocates for a compressor of `level` and for a
 // decompressor. It does not say; these are measured (backend_test measures

@@ -4,8 +4,6 @@
 #ifndef POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_
 
-#include <memory>
-
 #include "codec/backend.h"
 
 namespace pooled_gzip {
@@ -15,8 +13,8 @@ namespace internal {
 inline constexpr int kZlibMinLevel = 0;
 inline constexpr int kZlibMaxLevel = 9;
 
-std::unique_ptr<Deflater> NewZlibDeflater(Format format, int level);
-std::unique_ptr<Inflater> NewZlibInflater(Format format);
+// For the factory only: others call NewDeflater and NewInflater.
+extern const BackendMaker kZlibMaker;
 
 // zlib's windowBits for a format: 15 (32 KiB window, as gRPC core uses),
 // plus 16 for the gzip wrapper.
