@@ -3,7 +3,8 @@
 // the plugin steps aside where it cannot be certain of the algorithm, user
 // interceptors keep running, contexts are recycled, and corrupt input fails
 // one call without hurting the server. CTest runs every case on the core
-// codec and again on the interceptor path ("fallback." cases).
+// codec and again on the interceptor path ("fallback." cases), and each
+// path must be the one it was registered for (registered_path.h).
 
 #include <gtest/gtest.h>
 
@@ -18,6 +19,7 @@
 #include "grpc/byte_buffer_access.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
+#include "registered_path.h"
 
 namespace pooled_gzip::echo {
 namespace {
@@ -31,8 +33,9 @@ EchoRequest Request(size_t size, const std::string& response_encoding = "") {
   return request;
 }
 
-// Which path serves this process: the first set-up call installs it.
-bool OnCoreCodec() { return InstallCoreCodec(); }
+using test_support::RegisteredForCoreCodec;
+
+[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
 
 // Checkouts from the process-wide pool, by anyone in this process.
 uint64_t PoolCheckouts() {
@@ -163,7 +166,7 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
     grpc::ClientContext context;
     EchoResponse response;
     ASSERT_TRUE(stub->Unary(&context, request, &response).ok());
-    if (level == 0 && OnCoreCodec()) {
+    if (level == 0 && RegisteredForCoreCodec()) {
       // Stored blocks are larger than the message: core's not-smaller rule
       // sends it plain, as stock gRPC would.
       EXPECT_EQ(raw.service->received().back(), GRPC_COMPRESS_NONE);
@@ -198,7 +201,7 @@ TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
   // grpc-accept-encoding. On the core codec it compressed the reply with a
   // pooled writer; the interceptor cannot know the algorithm and stays out.
   EXPECT_NE(reply.compression, GRPC_COMPRESS_NONE);
-  EXPECT_EQ(reply.pool_checkouts, OnCoreCodec() ? 1u : 0u);
+  EXPECT_EQ(reply.pool_checkouts, RegisteredForCoreCodec() ? 1u : 0u);
   server->Shutdown();
 }
 
@@ -358,7 +361,7 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
     // core's own inflate on the interceptor path.
     const uint64_t reads = steady.readers.reused + steady.readers.created -
                            warm.readers.reused - warm.readers.created;
-    EXPECT_EQ(reads, OnCoreCodec() ? 2u * 500 : 0u);
+    EXPECT_EQ(reads, RegisteredForCoreCodec() ? 2u * 500 : 0u);
     EXPECT_LE(steady.readers.created - warm.readers.created, 2u);
   }
   server->Shutdown();
