@@ -20,6 +20,7 @@
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
 #include "registered_path.h"
+#include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
 namespace {
@@ -231,12 +232,23 @@ TEST(PluginStepsAside, OnInProcessChannels) {
   grpc::ChannelArguments args;
   auto stub = Echo::NewStub(server.server->InProcessChannel(args));
   for (const char* encoding : {"", "gzip", "deflate"}) {
+    const uint64_t checkouts = PoolCheckouts();
+    const uint64_t compressed = test_support::CodecMessages(true);
+    const uint64_t inflated = test_support::CodecMessages(false);
     grpc::ClientContext context;
     EchoResponse response;
     const EchoRequest request = Request(1024, encoding);
     grpc::Status status = stub->Unary(&context, request, &response);
     ASSERT_TRUE(status.ok()) << encoding << " " << status.error_message();
     EXPECT_EQ(response.payload(), request.payload()) << encoding;
+    // In-process transports have no compression filters: core never calls
+    // its codec, so the core codec sees nothing, and the fallback
+    // interceptor, which cannot tell whether anything would inflate its
+    // output, must not compress either. Nothing of either direction reaches
+    // the codec or the pool.
+    EXPECT_EQ(PoolCheckouts(), checkouts) << encoding;
+    EXPECT_EQ(test_support::CodecMessages(true), compressed) << encoding;
+    EXPECT_EQ(test_support::CodecMessages(false), inflated) << encoding;
   }
   server.server->Shutdown();
 }
