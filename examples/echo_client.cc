@@ -158,8 +158,10 @@ int RunOnce(payloads::Kind kind, Mode mode, Rpc rpc,
     PrintJson(result, mode);
     return exit_code;
   }
-  // Before StockWireBytes, which uses the pool of this process.
+  // Before StockWireBytes, which uses the pool of this process, and
+  // WireBytes, which compresses once more.
   const std::string pool = ToString(GetPoolStats());
+  const std::vector<std::string> traffic = TrafficLines();
   const std::string serialized = SerializedRequest(kind, size);
   const size_t after = mode == Mode::kPooled
                            ? WireBytes(serialized, algorithm)
@@ -182,6 +184,9 @@ int RunOnce(payloads::Kind kind, Mode mode, Rpc rpc,
     std::printf("  backend:   %s\n", CodecDescription().c_str());
   }
   std::printf("  pool:      %s\n", pool.c_str());
+  for (const std::string& line : traffic) {
+    std::printf("  traffic:   %s\n", line.c_str());
+  }
   std::printf("  core codec %s\n", CoreCodecActive() ? "active" : "not active");
   return exit_code;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "absl/strings/str_cat.h"
 #include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip::echo {
@@ -166,6 +167,17 @@ absl::Status ConfigureFromFlags(const std::string& backend, int level) {
   if (parsed) options.backend = *parsed;
   options.level = level;
   return Configure(options);
+}
+
+std::vector<std::string> TrafficLines() {
+  std::vector<std::string> lines;
+  for (const TrafficStats& row : GetTrafficStats()) {
+    lines.push_back(absl::StrCat(
+        row.compressing ? "compress " : "decompress ", row.algorithm, " ",
+        row.backend, ": ", row.messages, " messages, ", row.declined_or_failed,
+        " declined or failed"));
+  }
+  return lines;
 }
 
 std::string CodecDescription() {

@@ -38,6 +38,12 @@ absl::Status ConfigureFromFlags(const std::string& backend, int level);
 // left in force.
 std::string CodecDescription();
 
+// What the codec did, one line per GetTrafficStats() row:
+// "compress gzip libdeflate: 5 messages, 0 declined or failed". The example
+// programs print them, and the interop tests read from them which backend
+// did the work.
+std::vector<std::string> TrafficLines();
+
 // A channel whose default algorithm is `algorithm`: stock gRPC, or created
 // through pooled_gzip::CreateChannel.
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,

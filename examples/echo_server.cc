@@ -166,5 +166,8 @@ int main(int argc, char** argv) {
   std::cout << "stopped by signal " << signal_number
             << "; pool: " << pooled_gzip::ToString(pooled_gzip::GetPoolStats())
             << std::endl;
+  for (const std::string& line : pooled_gzip::echo::TrafficLines()) {
+    std::cout << "traffic: " << line << std::endl;
+  }
   return 0;
 }

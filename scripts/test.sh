@@ -13,10 +13,17 @@ build_dir=${BUILD_DIR:-$root/build}
 "$root/scripts/install_interop_peers.sh"
 
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
-(cd "$build_dir" && ctest -j "${JOBS:-2}" --output-on-failure --timeout 600)
+# A run that finds no tests (a broken discovery, a filter gone wrong) fails.
+(cd "$build_dir" &&
+  ctest -j "${JOBS:-2}" --output-on-failure --timeout 600 --no-tests=error)
 
-if [[ "${SKIP_SANITIZERS:-0}" != 1 ]]; then
-  "$root/scripts/sanitizers.sh" asan tsan
-  "$root/scripts/fuzz.sh"
+if [[ "${SKIP_SANITIZERS:-0}" == 1 ]]; then
+  # Not "all": say what did not run, so a green skipped run is not read as
+  # a full one.
+  echo "CTest stage passed; SKIPPED (SKIP_SANITIZERS=1): ASan+UBSan, TSan" \
+    "and fuzzing stages"
+  exit 0
 fi
+"$root/scripts/sanitizers.sh" asan tsan
+"$root/scripts/fuzz.sh"
 echo "all test stages passed"

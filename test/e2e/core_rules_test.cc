@@ -1,7 +1,8 @@
 // gRPC's own compression rules hold with the plugin, on the core codec
 // (where core applies them itself) and on the interceptor path (which
 // mirrors them): minimal stacks, send limits, the algorithm of each call,
-// user interceptor lists. CTest runs each case on both paths.
+// user interceptor lists. CTest runs each case on both paths, and each path
+// must be the one it was registered for (registered_path.h).
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -15,11 +16,14 @@
 #include "echo_service.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
+#include "registered_path.h"
 
 namespace pooled_gzip::echo {
 namespace {
 
-bool OnCoreCodec() { return InstallCoreCodec(); }
+using test_support::RegisteredForCoreCodec;
+
+[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
 
 EchoRequest Request(size_t size) {
   EchoRequest request;
@@ -75,7 +79,8 @@ TEST_F(CoreRulesTest, OneByteMessages) {
   ASSERT_TRUE(Call(raw_, {}, 1).ok());
   // Core sends a message plain when compressing would make it larger; the
   // interceptor has no say in flags and compresses everything.
-  EXPECT_EQ(Arrived(), OnCoreCodec() ? GRPC_COMPRESS_NONE : GRPC_COMPRESS_GZIP);
+  EXPECT_EQ(Arrived(),
+            RegisteredForCoreCodec() ? GRPC_COMPRESS_NONE : GRPC_COMPRESS_GZIP);
 }
 
 // Runs one step of an async call to completion.
@@ -85,10 +90,12 @@ bool Await(grpc::CompletionQueue* cq, void* tag) {
   return cq->Next(&got, &ok) && got == tag && ok;
 }
 
-TEST_F(CoreRulesTest, SetNoCompressionIsHonoured) {
-  if (!OnCoreCodec()) {
-    GTEST_SKIP() << "write options are invisible to interceptors";
-  }
+// Write options are invisible to interceptors: only core, and so the core
+// codec, can honour them.
+using CoreRulesOnCoreCodec = CoreRulesTest;
+
+TEST_F(CoreRulesOnCoreCodec, SetNoCompressionIsHonoured) {
+  ASSERT_TRUE(RegisteredForCoreCodec()) << "registered for the core codec only";
   grpc::ChannelArguments args;
   args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
   grpc::GenericStub stub(
@@ -115,11 +122,12 @@ TEST_F(CoreRulesTest, SetNoCompressionIsHonoured) {
   cq.Shutdown();
 }
 
-TEST_F(CoreRulesTest, CompressedBufferNeverGoesOutUnderAnotherAlgorithm) {
-  if (OnCoreCodec()) {
-    GTEST_SKIP() << "core sends raw-mode buffers as they are: raw_mode.h "
-                    "makes matching the call's algorithm the caller's job";
-  }
+// Core sends raw-mode buffers as they are (raw_mode.h makes matching the
+// call's algorithm the caller's job); only the interceptor re-encodes them.
+using CoreRulesOnFallback = CoreRulesTest;
+
+TEST_F(CoreRulesOnFallback, CompressedBufferNeverGoesOutUnderAnotherAlgorithm) {
+  ASSERT_FALSE(RegisteredForCoreCodec()) << "registered for the fallback only";
   grpc::ByteBuffer gzip_request;
   ASSERT_TRUE(
       EncodeMessage(Request(2048), GRPC_COMPRESS_GZIP, &gzip_request).ok());

@@ -1,6 +1,8 @@
 // {pooled, stock} client x {pooled, stock} server x the four RPC kinds x
 // {gzip, deflate, none} x payload sizes, over loopback with real servers:
-// every payload must come back intact.
+// every payload must come back intact, every message the call's algorithm
+// compresses must have been compressed by the codec and served by the pool
+// where the registered path says so (registered_path.h), and nothing else.
 
 #include <gtest/gtest.h>
 
@@ -10,12 +12,41 @@
 #include "absl/strings/str_cat.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
+#include "pooled_gzip/pooled_gzip.h"
+#include "registered_path.h"
+#include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
 namespace {
 
 using MatrixParam =
     std::tuple<Mode, Mode, Rpc, grpc_compression_algorithm, size_t>;
+using test_support::RegisteredForCoreCodec;
+using test_support::Totals;
+
+[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
+
+uint64_t Checkouts(const PoolCounters& pool) {
+  return pool.created + pool.reused;
+}
+
+// Messages each way of one RunLoad.
+struct Messages {
+  uint64_t requests;
+  uint64_t responses;
+};
+
+Messages MessagesOf(Rpc rpc, int count) {
+  const auto n = static_cast<uint64_t>(count);
+  switch (rpc) {
+    case Rpc::kClientStream:
+      return {n, 1};
+    case Rpc::kServerStream:
+      return {1, n};
+    default:
+      return {n, n};
+  }
+}
 
 class MatrixTest : public testing::TestWithParam<MatrixParam> {
  protected:
@@ -55,11 +86,74 @@ TEST_P(MatrixTest, EchoesEveryPayloadIntact) {
   options.count = size >= (1 << 20) ? 2 : 5;
   options.response_algorithm = algorithm;
 
+  const char* name = "";
+  grpc_compression_algorithm_name(algorithm, &name);
+  const test_support::DirectionTotals sent_before = Totals(true, name);
+  const test_support::DirectionTotals received_before = Totals(false, name);
+  const uint64_t given_before =
+      test_support::CodecMessages(true) + test_support::CodecMessages(false);
+  const PoolStats pool_before = GetPoolStats();
+
   LoadResult result = RunLoad(stub.get(), options);
 
   ASSERT_TRUE(result.status.ok()) << result.status.error_message();
   EXPECT_EQ(result.messages, options.count);
   EXPECT_EQ(result.mismatches, 0);
+
+  // Every message of the call left once it was sent and arrived before it
+  // was read: the counts are final once RunLoad returns.
+  const test_support::DirectionTotals sent = Totals(true, name);
+  const test_support::DirectionTotals received = Totals(false, name);
+  const PoolStats pool = GetPoolStats();
+  const uint64_t compressed = sent.messages - sent_before.messages;
+  const uint64_t declined =
+      sent.declined_or_failed - sent_before.declined_or_failed;
+  const uint64_t inflated = received.messages - received_before.messages;
+  const uint64_t writers =
+      Checkouts(pool.writers) - Checkouts(pool_before.writers);
+  const uint64_t readers =
+      Checkouts(pool.readers) - Checkouts(pool_before.readers);
+  EXPECT_EQ(received.declined_or_failed, received_before.declined_or_failed);
+  if (algorithm == GRPC_COMPRESS_NONE) {
+    // Identity calls never reach the codec or the pool.
+    EXPECT_EQ(
+        test_support::CodecMessages(true) + test_support::CodecMessages(false),
+        given_before);
+    EXPECT_EQ(writers, 0u);
+    EXPECT_EQ(readers, 0u);
+    return;
+  }
+  const Messages messages = MessagesOf(rpc, options.count);
+  if (RegisteredForCoreCodec()) {
+    // Core compresses every message of the process through the core codec,
+    // stock channels and servers included, and sends plain what would not
+    // shrink (the requests of 0 and 1 B payloads carry only a few bytes,
+    // the responses fewer); the receiver inflates the rest through it.
+    const uint64_t all = messages.requests + messages.responses;
+    EXPECT_EQ(compressed + declined, all);
+    EXPECT_EQ(compressed, size >= 1024 ? all : 0u);
+    EXPECT_EQ(inflated, compressed);
+    EXPECT_EQ(readers, inflated);
+  } else {
+    // The interceptor compresses what pooled clients send and pooled
+    // servers reply, every message of them; core's own zlib does the rest
+    // and all the inflating.
+    const uint64_t pooled =
+        (client_mode == Mode::kPooled ? messages.requests : 0) +
+        (server_mode == Mode::kPooled ? messages.responses : 0);
+    EXPECT_EQ(compressed, pooled);
+    EXPECT_EQ(declined, 0u);
+    EXPECT_EQ(inflated, 0u);
+    EXPECT_EQ(readers, 0u);
+  }
+  // One pooled writer per message compressed; declining may stop before
+  // taking one.
+  EXPECT_GE(writers, compressed);
+  EXPECT_LE(writers, compressed + declined);
+  if (compressed > 0 && size >= 1024) {
+    EXPECT_LT(sent.bytes_out - sent_before.bytes_out,
+              sent.bytes_in - sent_before.bytes_in);
+  }
 }
 
 std::string ParamName(const testing::TestParamInfo<MatrixParam>& info) {

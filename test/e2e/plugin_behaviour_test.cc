@@ -3,7 +3,8 @@
 // the plugin steps aside where it cannot be certain of the algorithm, user
 // interceptors keep running, contexts are recycled, and corrupt input fails
 // one call without hurting the server. CTest runs every case on the core
-// codec and again on the interceptor path ("fallback." cases).
+// codec and again on the interceptor path ("fallback." cases), and each
+// path must be the one it was registered for (registered_path.h).
 
 #include <gtest/gtest.h>
 
@@ -20,6 +21,8 @@
 #include "grpc/byte_buffer_access.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
+#include "registered_path.h"
+#include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
 namespace {
@@ -33,8 +36,9 @@ EchoRequest Request(size_t size, const std::string& response_encoding = "") {
   return request;
 }
 
-// Which path serves this process: the first set-up call installs it.
-bool OnCoreCodec() { return InstallCoreCodec(); }
+using test_support::RegisteredForCoreCodec;
+
+[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
 
 // Threads alive now, from /proc.
 size_t ThreadsInThisProcess() {
@@ -172,7 +176,7 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
     grpc::ClientContext context;
     EchoResponse response;
     ASSERT_TRUE(stub->Unary(&context, request, &response).ok());
-    if (level == 0 && OnCoreCodec()) {
+    if (level == 0 && RegisteredForCoreCodec()) {
       // Stored blocks are larger than the message: core's not-smaller rule
       // sends it plain, as stock gRPC would.
       EXPECT_EQ(raw.service->received().back(), GRPC_COMPRESS_NONE);
@@ -207,7 +211,7 @@ TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
   // grpc-accept-encoding. On the core codec it compressed the reply with a
   // pooled writer; the interceptor cannot know the algorithm and stays out.
   EXPECT_NE(reply.compression, GRPC_COMPRESS_NONE);
-  EXPECT_EQ(reply.pool_checkouts, OnCoreCodec() ? 1u : 0u);
+  EXPECT_EQ(reply.pool_checkouts, RegisteredForCoreCodec() ? 1u : 0u);
   server->Shutdown();
 }
 
@@ -237,12 +241,23 @@ TEST(PluginStepsAside, OnInProcessChannels) {
   grpc::ChannelArguments args;
   auto stub = Echo::NewStub(server.server->InProcessChannel(args));
   for (const char* encoding : {"", "gzip", "deflate"}) {
+    const uint64_t checkouts = PoolCheckouts();
+    const uint64_t compressed = test_support::CodecMessages(true);
+    const uint64_t inflated = test_support::CodecMessages(false);
     grpc::ClientContext context;
     EchoResponse response;
     const EchoRequest request = Request(1024, encoding);
     grpc::Status status = stub->Unary(&context, request, &response);
     ASSERT_TRUE(status.ok()) << encoding << " " << status.error_message();
     EXPECT_EQ(response.payload(), request.payload()) << encoding;
+    // In-process transports have no compression filters: core never calls
+    // its codec, so the core codec sees nothing, and the fallback
+    // interceptor, which cannot tell whether anything would inflate its
+    // output, must not compress either. Nothing of either direction reaches
+    // the codec or the pool.
+    EXPECT_EQ(PoolCheckouts(), checkouts) << encoding;
+    EXPECT_EQ(test_support::CodecMessages(true), compressed) << encoding;
+    EXPECT_EQ(test_support::CodecMessages(false), inflated) << encoding;
   }
   server.server->Shutdown();
 }
@@ -367,7 +382,7 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
     // core's own inflate on the interceptor path.
     const uint64_t reads = steady.readers.reused + steady.readers.created -
                            warm.readers.reused - warm.readers.created;
-    EXPECT_EQ(reads, OnCoreCodec() ? 2u * 500 : 0u);
+    EXPECT_EQ(reads, RegisteredForCoreCodec() ? 2u * 500 : 0u);
     // How many of gRPC's threads meet their first message late depends on
     // scheduling; that each creates one reader at most, never one per
     // message, does not.

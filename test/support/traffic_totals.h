@@ -31,6 +31,41 @@ inline uint64_t DeclinedOrFailed(bool compressing,
   return count;
 }
 
+// The rows of one direction summed, over one algorithm ("gzip" or
+// "deflate") and one backend ("zlib", "libdeflate", "isal"), each "" for
+// all of them.
+struct DirectionTotals {
+  uint64_t messages = 0;
+  uint64_t declined_or_failed = 0;
+  uint64_t refused = 0;
+  uint64_t bytes_in = 0;   // of `messages`
+  uint64_t bytes_out = 0;  // of `messages`
+  // Every message the codec was given, whatever became of it.
+  uint64_t given() const { return messages + declined_or_failed + refused; }
+};
+
+inline DirectionTotals Totals(bool compressing,
+                              const std::string& algorithm = "",
+                              const std::string& backend = "") {
+  DirectionTotals totals;
+  for (const TrafficStats& row : GetTrafficStats()) {
+    if (row.compressing != compressing) continue;
+    if (!algorithm.empty() && row.algorithm != algorithm) continue;
+    if (!backend.empty() && row.backend != backend) continue;
+    totals.messages += row.messages;
+    totals.declined_or_failed += row.declined_or_failed;
+    totals.refused += row.refused;
+    totals.bytes_in += row.bytes_in;
+    totals.bytes_out += row.bytes_out;
+  }
+  return totals;
+}
+
+// Every message the codec was given in one direction, on any path.
+inline uint64_t CodecMessages(bool compressing) {
+  return Totals(compressing).given();
+}
+
 }  // namespace pooled_gzip::test_support
 
 #endif  // POOLED_GZIP_TEST_SUPPORT_TRAFFIC_TOTALS_H_

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codec/codec.h"
+#include "codec/pools.h"
 #include "codec/settings.h"
 #include "pooled_gzip/channel_args.h"
 #include "pooled_gzip/options.h"
@@ -177,6 +178,8 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       EXPECT_EQ(current.level, level);
       EXPECT_EQ(current.decompress_cap, 1000u + level);
       EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, backend);
+      EXPECT_EQ(Writers().limits().max_idle_per_thread_per_key, 4u + level);
+      EXPECT_EQ(Readers().limits().max_pooled_bytes, 5000u + level);
     }
   }
   const Options last = GetOptions();
@@ -184,15 +187,33 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   bad.backend = Backend::kZlib;
   bad.level = 10;  // no such zlib level
   bad.max_decompressed_bytes = 1;
+  bad.max_idle_contexts_per_thread = 1;
   bad.max_pooled_bytes = 1;
+  // Every field of the refused call differs from what is in force, so that
+  // any one of them taking effect shows below.
+  ASSERT_NE(bad.backend, last.backend);
+  ASSERT_NE(bad.max_idle_contexts_per_thread,
+            last.max_idle_contexts_per_thread);
   EXPECT_EQ(Configure(bad).code(), absl::StatusCode::kInvalidArgument);
-  // Nothing of the refused call took effect.
+  // Nothing of the refused call took effect: not in the options read back,
+  // not in the settings messages use, not in the caps the pools apply.
   const Options unchanged = GetOptions();
   EXPECT_EQ(unchanged.backend, last.backend);
   EXPECT_EQ(unchanged.level, last.level);
   EXPECT_EQ(unchanged.max_decompressed_bytes, last.max_decompressed_bytes);
+  EXPECT_EQ(unchanged.max_idle_contexts_per_thread,
+            last.max_idle_contexts_per_thread);
   EXPECT_EQ(unchanged.max_pooled_bytes, last.max_pooled_bytes);
-  EXPECT_EQ(CurrentSettings().decompress_cap, *last.max_decompressed_bytes);
+  const CodecSettings in_force = CurrentSettings();
+  EXPECT_EQ(in_force.backend, last.backend);
+  EXPECT_EQ(in_force.level, last.level);
+  EXPECT_EQ(in_force.decompress_cap, *last.max_decompressed_bytes);
+  EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, last.backend);
+  for (const PoolLimits& limits : {Writers().limits(), Readers().limits()}) {
+    EXPECT_EQ(limits.max_idle_per_thread_per_key,
+              last.max_idle_contexts_per_thread);
+    EXPECT_EQ(limits.max_pooled_bytes, last.max_pooled_bytes);
+  }
   ASSERT_TRUE(Configure(original).ok());
 }
 

@@ -169,12 +169,15 @@ absl::StatusOr<int> ChildProcess::WaitForExit(absl::Duration timeout) {
         absl::StrCat("'", command_, "' still ran after ",
                      absl::FormatDuration(timeout), "; output:\n", output_));
   }
-  // Whatever the child wrote just before exiting.
+  DrainOutput();
+  return exit_code_;
+}
+
+void ChildProcess::DrainOutput() {
   for (size_t before = 0; before != output_.size();) {
     before = output_.size();
     if (!ReadSome(absl::ZeroDuration())) break;
   }
-  return exit_code_;
 }
 
 void ChildProcess::Terminate() {
@@ -184,6 +187,7 @@ void ChildProcess::Terminate() {
     kill(pid_, SIGKILL);
     Reap(0);
   }
+  DrainOutput();
 }
 
 }  // namespace pooled_gzip::interop

@@ -52,6 +52,9 @@ class ChildProcess {
   bool ReadSome(absl::Duration timeout);
   // Waits for the child to exit while draining its output.
   bool WaitExited(absl::Duration timeout);
+  // Reads what the child wrote just before exiting, which may still be in
+  // the pipe when its exit is seen.
+  void DrainOutput();
   bool Reap(int options);
 
   pid_t pid_;

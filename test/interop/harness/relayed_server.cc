@@ -38,6 +38,11 @@ absl::Status RelayedServer::RunClient(const Command& client,
   return absl::OkStatus();
 }
 
+const std::string& RelayedServer::StopServer() {
+  server_->Terminate();
+  return server_->output();
+}
+
 absl::StatusOr<std::vector<StreamRecord>> RelayedServer::CollectStreams() {
   if (!relay_->WaitUntilIdle(kStartTimeout)) {
     return absl::DeadlineExceededError(

@@ -40,6 +40,10 @@ class RelayedServer {
 
   const ChildProcess& server() const { return *server_; }
 
+  // Stops the server and returns everything it printed, including what it
+  // reports on the way out.
+  const std::string& StopServer();
+
  private:
   RelayedServer(std::unique_ptr<ChildProcess> server,
                 std::unique_ptr<WireRelay> relay)
