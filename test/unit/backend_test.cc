@@ -40,8 +40,11 @@
 namespace pooled_gzip {
 
 // Found by ADL for the parameterised tests' names.
-void PrintTo(Format format, std::ostream* os) { *os << FormatName(format); }
 void PrintTo(Backend backend, std::ostream* os) { *os << BackendName(backend); }
+
+namespace internal {
+
+void PrintTo(Format format, std::ostream* os) { *os << FormatName(format); }
 
 namespace {
 
@@ -1608,4 +1611,5 @@ TEST(HeapBytesTest, LibdeflateBuffersAreKeptUpToTwoMiB) {
 }
 
 }  // namespace
+}  // namespace internal
 }  // namespace pooled_gzip
