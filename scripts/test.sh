@@ -11,6 +11,9 @@ build_dir=${BUILD_DIR:-$root/build}
 
 "$root/scripts/install_deps.sh" --with-test-tools
 "$root/scripts/install_interop_peers.sh"
+# Once ccache is installed: its launcher for every build below, the
+# packaging build that ctest runs included.
+source "$root/scripts/configure_preset.sh"
 
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
 (cd "$build_dir" && ctest -j "${JOBS:-2}" --output-on-failure --timeout 600)
