@@ -42,6 +42,12 @@
 namespace pooled_gzip::bench {
 namespace {
 
+using pooled_gzip::internal::CompressOptions;
+using pooled_gzip::internal::CompressToString;
+using pooled_gzip::internal::DecompressToString;
+using pooled_gzip::internal::Format;
+using pooled_gzip::internal::StringSink;
+
 enum class Op { kCompress, kDecompress };
 
 const char* OpName(Op op) {

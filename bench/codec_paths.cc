@@ -13,6 +13,11 @@
 namespace pooled_gzip::bench {
 namespace {
 
+using pooled_gzip::internal::Compress;
+using pooled_gzip::internal::CompressOptions;
+using pooled_gzip::internal::Decompress;
+using pooled_gzip::internal::Format;
+
 // --- A replica of gRPC 1.51 src/core/lib/compression/message_compress.cc ---
 // Kept line for line in behaviour: fresh stream per message, memLevel 8,
 // windowBits 15|16, 1 KiB output slices, gpr_malloc as zalloc.

@@ -31,7 +31,8 @@ bool StockDecompress(grpc_slice_buffer* input, grpc_slice_buffer* output);
 // `options` (backend, level); false on error. Every message is compressed,
 // even one that grows, so that the codec's own cost is what is measured.
 bool PooledCompress(const grpc_slice_buffer& input,
-                    const CompressOptions& options, grpc_slice_buffer* output);
+                    const pooled_gzip::internal::CompressOptions& options,
+                    grpc_slice_buffer* output);
 
 // Appends the inflated form of gzip `input` to `output` with the pooled
 // codec of `backend`; false on error.

@@ -10,6 +10,9 @@
 namespace pooled_gzip::bench {
 namespace {
 
+using pooled_gzip::internal::CompressOptions;
+using pooled_gzip::internal::CompressToString;
+
 bool ParseBackend(absl::string_view name, Backend* backend) {
   const std::optional<Backend> parsed = pooled_gzip::ParseBackend(name);
   if (parsed) *backend = *parsed;

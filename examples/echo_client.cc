@@ -1,7 +1,7 @@
 // Example echo client. One run in one mode:
 //
-//   echo_client --target=127.0.0.1:50051 --mode=pooled --compression=gzip \
-//               --rpc=bidi --size=1024 --count=1000 --payload=json \
+//   echo_client --target=127.0.0.1:50051 --mode=pooled --compression=gzip
+//               --rpc=bidi --size=1024 --count=1000 --payload=json
 //               [--backend=libdeflate --level=6] [--output=json]
 //
 // or, with --compare, the same load interleaved over three setups, each

@@ -39,6 +39,10 @@
 namespace pooled_gzip::fuzz {
 namespace {
 
+using internal::Decompress;
+using internal::Format;
+using internal::FormatName;
+
 constexpr size_t kBigLimit = 128 * 1024;
 // The most output a wrapping decoder makes; a body that yields more is
 // wrapped for zlib's first kBigLimit + 2 bytes, which then fails its

@@ -28,6 +28,11 @@
 namespace pooled_gzip::fuzz {
 namespace {
 
+using internal::CompressToString;
+using internal::Decompress;
+using internal::DecompressToString;
+using internal::Format;
+
 constexpr size_t kMaxLimit = size_t{1} << 20;
 
 // Raw mode decodes with the configured backend; so does the codec here.

@@ -11,6 +11,8 @@
 
 namespace pooled_gzip::fuzz {
 
+using internal::Format;
+
 void Fail(const std::string& what) {
   std::fprintf(stderr, "fuzz check failed: %s\n", what.c_str());
   std::abort();

@@ -51,7 +51,7 @@ std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size);
 // A header byte as a cap on output chunks: 0 gives the codec exactly what it
 // asks for; 1..127 that many bytes at most (exercising every boundary);
 // 128..255 up to 128 KiB in steps of 1 KiB.
-class CappedSink final : public ChunkSink {
+class CappedSink final : public internal::ChunkSink {
  public:
   explicit CappedSink(uint8_t cap_code);
   absl::Span<char> NextChunk(size_t size_hint) override;
@@ -71,7 +71,7 @@ class CappedSink final : public ChunkSink {
 // A buffer as gRPC hands it over in raw mode, one slice per piece, marked
 // as still compressed in `format`.
 grpc::ByteBuffer FlaggedBuffer(absl::Span<const absl::string_view> pieces,
-                               Format format);
+                               internal::Format format);
 
 // What plain zlib makes of `input`, producing at most `max_output` bytes.
 struct Reference {
@@ -85,7 +85,7 @@ struct Reference {
   std::string output;  // what was produced before stopping
   size_t consumed;     // input bytes read before stopping
 };
-Reference ReferenceInflate(absl::string_view input, Format format,
+Reference ReferenceInflate(absl::string_view input, internal::Format format,
                            size_t max_output);
 
 // What a decode through the codec answered.

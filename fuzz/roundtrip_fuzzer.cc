@@ -30,6 +30,11 @@
 namespace pooled_gzip::fuzz {
 namespace {
 
+using internal::Compress;
+using internal::CompressOptions;
+using internal::Decompress;
+using internal::Format;
+
 int MaxLevel(Backend backend) {
   switch (backend) {
     case Backend::kZlib:

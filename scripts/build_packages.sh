@@ -22,6 +22,8 @@
 set -euo pipefail
 
 source_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ccache, when installed (CMAKE_CXX_COMPILER_LAUNCHER).
+source "$source_dir/scripts/configure_preset.sh"
 build_dir=$source_dir/build-deb
 jobs=$(nproc)
 prometheus=OFF

@@ -15,3 +15,12 @@ configure_preset() {
     echo "configure warned; see $log" >&2
   fi
 }
+
+# ccache for every build the scripts configure (and those the tests
+# configure from them, such as the Debian packages'), when it is installed
+# and no launcher is chosen already: CMake reads the variable when it first
+# configures a build folder.
+if [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER+set} ]] &&
+  command -v ccache > /dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache
+fi

@@ -11,6 +11,9 @@ build_dir=${BUILD_DIR:-$root/build}
 
 "$root/scripts/install_deps.sh" --with-test-tools
 "$root/scripts/install_interop_peers.sh"
+# Once ccache is installed: its launcher for every build below, the
+# packaging build that ctest runs included.
+source "$root/scripts/configure_preset.sh"
 
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
 # A run that finds no tests (a broken discovery, a filter gone wrong) fails.

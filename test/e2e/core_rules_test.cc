@@ -42,7 +42,9 @@ grpc::Status Call(const RawServer& raw, grpc::ChannelArguments args,
   EchoResponse response;
   const EchoRequest request = Request(size);
   grpc::Status status = stub->Unary(&context, request, &response);
-  if (status.ok()) EXPECT_EQ(response.payload(), request.payload());
+  if (status.ok()) {
+    EXPECT_EQ(response.payload(), request.payload());
+  }
   return status;
 }
 

@@ -165,8 +165,9 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
   // What plain zlib makes of the serialized request at each level.
   auto expected_size = [&](int level) {
     std::string compressed;
-    EXPECT_TRUE(CompressToString(request.SerializeAsString(),
-                                 {Format::kGzip, level}, &compressed)
+    EXPECT_TRUE(internal::CompressToString(request.SerializeAsString(),
+                                           {internal::Format::kGzip, level},
+                                           &compressed)
                     .ok());
     return compressed.size();
   };

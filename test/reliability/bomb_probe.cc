@@ -36,6 +36,8 @@ ABSL_FLAG(int, address_space_gib, 8, "RLIMIT_AS for this process; 0: none");
 namespace pooled_gzip::reliability {
 namespace {
 
+using internal::Format;
+
 int Run() {
   if (const int gib = absl::GetFlag(FLAGS_address_space_gib); gib > 0) {
     const rlimit limit{static_cast<rlim_t>(gib) << 30, static_cast<rlim_t>(gib)

@@ -19,6 +19,8 @@
 namespace pooled_gzip::reliability {
 namespace {
 
+using internal::Format;
+
 class CoreCodecLimitsTest : public testing::Test {
  protected:
   void SetUp() override {

@@ -21,6 +21,8 @@
 namespace pooled_gzip::reliability {
 namespace {
 
+using internal::Format;
+
 std::string Target(const echo::RunningServer& server) {
   return "127.0.0.1:" + std::to_string(server.port);
 }

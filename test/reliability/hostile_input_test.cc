@@ -23,6 +23,8 @@ namespace {
 
 using echo::EchoRequest;
 using echo::EchoResponse;
+using internal::Format;
+using internal::FormatName;
 
 grpc_compression_algorithm AlgorithmOf(Format format) {
   return format == Format::kGzip ? GRPC_COMPRESS_GZIP : GRPC_COMPRESS_DEFLATE;

@@ -13,6 +13,8 @@
 namespace pooled_gzip::reliability {
 namespace {
 
+using internal::Format;
+
 int WindowBits(Format format) { return format == Format::kGzip ? 31 : 15; }
 
 // A protobuf length-delimited field 1 header: tag, then varint length.

@@ -27,10 +27,10 @@ inline constexpr size_t kGiB = size_t{1} << 30;
 // uncompressed form never exists in this process. They are the payload of a
 // serialized EchoRequest, so that a typed server that inflated the whole
 // thing would also have a message it could parse.
-std::string ZeroBomb(size_t zeros, Format format);
+std::string ZeroBomb(size_t zeros, internal::Format format);
 
 // `data` compressed by plain zlib in `format`.
-std::string PlainCompress(absl::string_view data, Format format);
+std::string PlainCompress(absl::string_view data, internal::Format format);
 
 // A buffer as gRPC hands it over in raw mode: `bytes` in slices of at most
 // `slice_bytes`, marked as still compressed with `algorithm`.

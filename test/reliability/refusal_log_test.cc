@@ -21,6 +21,8 @@
 namespace pooled_gzip::reliability {
 namespace {
 
+using internal::Format;
+
 // gpr_log calls its function from whichever thread logs.
 std::mutex g_mutex;
 std::vector<std::string>* g_lines = nullptr;

@@ -25,6 +25,11 @@
 namespace pooled_gzip::reliability {
 namespace {
 
+using internal::CompressOptions;
+using internal::CompressToString;
+using internal::DecompressToString;
+using internal::Format;
+
 constexpr int kThreads = 10000;
 // Threads alive at once: enough to contend for the byte cap on two cores,
 // few enough that the churn, not the parallelism, is what is tested.

@@ -40,8 +40,11 @@
 namespace pooled_gzip {
 
 // Found by ADL for the parameterised tests' names.
-void PrintTo(Format format, std::ostream* os) { *os << FormatName(format); }
 void PrintTo(Backend backend, std::ostream* os) { *os << BackendName(backend); }
+
+namespace internal {
+
+void PrintTo(Format format, std::ostream* os) { *os << FormatName(format); }
 
 namespace {
 
@@ -82,7 +85,9 @@ std::string PlainDeflate(absl::string_view data, Format format, int level = 6,
   EXPECT_EQ(deflateInit2(&stream, level, Z_DEFLATED, WindowBits(format), 8,
                          Z_DEFAULT_STRATEGY),
             Z_OK);
-  if (header != nullptr) EXPECT_EQ(deflateSetHeader(&stream, header), Z_OK);
+  if (header != nullptr) {
+    EXPECT_EQ(deflateSetHeader(&stream, header), Z_OK);
+  }
   std::string out(deflateBound(&stream, data.size()) + 1024, '\0');
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   stream.avail_in = static_cast<uInt>(data.size());
@@ -1499,7 +1504,9 @@ TEST(IsalTrapTest, EveryMessageOfAReusedDeflaterHasItsHeader) {
         EXPECT_TRUE(plain == text);
         // As the pool does between messages, but only every other time:
         // Deflate must not depend on it.
-        if (message % 2 == 1) ASSERT_TRUE(deflater->Reset());
+        if (message % 2 == 1) {
+          ASSERT_TRUE(deflater->Reset());
+        }
       }
     }
   }
@@ -1608,4 +1615,5 @@ TEST(HeapBytesTest, LibdeflateBuffersAreKeptUpToTwoMiB) {
 }
 
 }  // namespace
+}  // namespace internal
 }  // namespace pooled_gzip

@@ -21,7 +21,7 @@
 #include "gtest/gtest.h"
 #include "pooled_gzip/pool_stats.h"
 
-namespace pooled_gzip {
+namespace pooled_gzip::internal {
 // Found by ADL for the parameterised tests' names.
 void PrintTo(Format format, std::ostream* os) { *os << FormatName(format); }
 
@@ -806,4 +806,4 @@ TEST(CodecMiscTest, PooledBytesMatchIdleContexts) {
 }
 
 }  // namespace
-}  // namespace pooled_gzip
+}  // namespace pooled_gzip::internal

@@ -379,7 +379,9 @@ TEST_F(CoreCodecTest, FullOutputBufferLikeCore) {
       out.Add(std::string(prefix, 'p'));
       const int result = fn(GRPC_COMPRESS_GZIP, in.get(), out.get());
       EXPECT_EQ(result, prefix < 1900 ? 1 : 0) << "prefix " << prefix;
-      if (result == 0) EXPECT_EQ(out.Flat().substr(prefix), message);
+      if (result == 0) {
+        EXPECT_EQ(out.Flat().substr(prefix), message);
+      }
     }
   }
 }

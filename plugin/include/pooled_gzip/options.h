@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "pooled_gzip/export.h"
 
 namespace pooled_gzip {
 
@@ -71,8 +72,8 @@ struct Options {
 
 // "zlib", "libdeflate", "isal", and back, in any case (nullopt for another
 // name): for flags and configuration files.
-absl::string_view BackendName(Backend backend);
-std::optional<Backend> ParseBackend(absl::string_view name);
+POOLED_GZIP_EXPORT absl::string_view BackendName(Backend backend);
+POOLED_GZIP_EXPORT std::optional<Backend> ParseBackend(absl::string_view name);
 
 // The process-wide settings' one entry point: applies all of `options` at
 // once to every message from now on, on every path (core codec, fallback
@@ -84,10 +85,10 @@ std::optional<Backend> ParseBackend(absl::string_view name);
 //   pooled_gzip::Options options = pooled_gzip::GetOptions();
 //   options.level = 4;
 //   if (absl::Status s = pooled_gzip::Configure(options); !s.ok()) { ... }
-absl::Status Configure(const Options& options);
+POOLED_GZIP_EXPORT absl::Status Configure(const Options& options);
 
 // The options in force (max_decompressed_bytes as set, not as derived).
-Options GetOptions();
+POOLED_GZIP_EXPORT Options GetOptions();
 
 }  // namespace pooled_gzip
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "pooled_gzip/export.h"
+
 namespace pooled_gzip {
 
 // Counters of one pool. Read one by one without a lock, so a snapshot taken
@@ -44,10 +46,10 @@ struct PoolStats : PoolCounters {
   PoolCounters readers;  // decompressing contexts
 };
 
-PoolStats GetPoolStats();
+POOLED_GZIP_EXPORT PoolStats GetPoolStats();
 
 // One line, for logs: "created=3 reused=997 ... writers{...} readers{...}".
-std::string ToString(const PoolStats& stats);
+POOLED_GZIP_EXPORT std::string ToString(const PoolStats& stats);
 
 // Messages through the codec on every path (core codec, interceptor, raw
 // mode), one row per direction, algorithm and backend that saw traffic.
@@ -66,7 +68,7 @@ struct TrafficStats {
   uint64_t refused = 0;
 };
 
-std::vector<TrafficStats> GetTrafficStats();
+POOLED_GZIP_EXPORT std::vector<TrafficStats> GetTrafficStats();
 
 // The pools' caps are Options::max_idle_contexts_per_thread and
 // max_pooled_bytes (options.h).

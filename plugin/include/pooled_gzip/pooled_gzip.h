@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "pooled_gzip/channel_args.h"
+#include "pooled_gzip/export.h"
 #include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 #include "pooled_gzip/raw_mode.h"
@@ -44,7 +45,7 @@ using ServerInterceptorFactories = std::vector<
 // Like grpc::CreateCustomChannel (with `interceptor_creators`, like
 // CreateCustomChannelWithInterceptors), on the core codec. Without it, an
 // interceptor after yours compresses outgoing messages.
-std::shared_ptr<grpc::Channel> CreateChannel(
+POOLED_GZIP_EXPORT std::shared_ptr<grpc::Channel> CreateChannel(
     const std::string& target,
     const std::shared_ptr<grpc::ChannelCredentials>& creds,
     const grpc::ChannelArguments& args,
@@ -56,15 +57,18 @@ std::shared_ptr<grpc::Channel> CreateChannel(
 // compresses responses; SetInterceptorCreators replaces the builder's list,
 // so pass yours here, or use CreateServerInterceptorFactory. Call once per
 // builder, before BuildAndStart.
-void EnableOnServer(grpc::ServerBuilder& builder,
-                    ServerInterceptorFactories interceptor_creators = {});
+POOLED_GZIP_EXPORT void EnableOnServer(
+    grpc::ServerBuilder& builder,
+    ServerInterceptorFactories interceptor_creators = {});
 
 // For interceptor lists you build yourself: the same set-up as
 // CreateChannel / EnableOnServer, returning the factory of the fallback
 // interceptor (which does nothing while the core codec is active). Put it
 // last in your list.
+POOLED_GZIP_EXPORT
 std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>
 CreateClientInterceptorFactory(const grpc::ChannelArguments& args);
+POOLED_GZIP_EXPORT
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
 CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 
@@ -78,8 +82,8 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 // -Bsymbolic, an architecture other than x86-64; it logs once why. The
 // environment variable POOLED_GZIP_CORE_CODEC=0 keeps it off. Linking the
 // library without installing changes nothing.
-bool InstallCoreCodec();
-bool CoreCodecActive();
+POOLED_GZIP_EXPORT bool InstallCoreCodec();
+POOLED_GZIP_EXPORT bool CoreCodecActive();
 
 }  // namespace pooled_gzip
 

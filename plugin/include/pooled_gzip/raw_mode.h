@@ -28,6 +28,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "pooled_gzip/export.h"
 
 namespace google::protobuf {
 class MessageLite;
@@ -40,18 +41,20 @@ inline constexpr size_t kDefaultMaxMessageBytes = 4 * 1024 * 1024;
 
 // The algorithm a received buffer is still compressed with, or
 // GRPC_COMPRESS_NONE when gRPC already decompressed it (or it never was).
-grpc_compression_algorithm ReceivedCompression(const grpc::ByteBuffer& buffer);
+POOLED_GZIP_EXPORT grpc_compression_algorithm
+ReceivedCompression(const grpc::ByteBuffer& buffer);
 
 // The message bytes of `buffer`, inflated if it is still compressed.
 // INVALID_ARGUMENT for an algorithm the plugin does not know, DATA_LOSS for
 // corrupt or truncated data, RESOURCE_EXHAUSTED past `max_message_bytes`.
-grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
-                            size_t max_message_bytes = kDefaultMaxMessageBytes);
+POOLED_GZIP_EXPORT grpc::Status DecodeToString(
+    const grpc::ByteBuffer& buffer, std::string* out,
+    size_t max_message_bytes = kDefaultMaxMessageBytes);
 
 // As DecodeToString, then parses; INVALID_ARGUMENT if the bytes do not parse.
-grpc::Status DecodeMessage(const grpc::ByteBuffer& buffer,
-                           google::protobuf::MessageLite* message,
-                           size_t max_message_bytes = kDefaultMaxMessageBytes);
+POOLED_GZIP_EXPORT grpc::Status DecodeMessage(
+    const grpc::ByteBuffer& buffer, google::protobuf::MessageLite* message,
+    size_t max_message_bytes = kDefaultMaxMessageBytes);
 
 // Compresses `bytes` into a buffer marked as compressed with `algorithm`, so
 // gRPC sends it as is with the message's compressed flag set. The caller
@@ -60,16 +63,15 @@ grpc::Status DecodeMessage(const grpc::ByteBuffer& buffer,
 // will read compressed bytes as the message. GRPC_COMPRESS_NONE gives a plain
 // buffer. `level` is of the configured backend (options.h); unset, the
 // configured level.
-grpc::Status EncodeBytes(absl::string_view bytes,
-                         grpc_compression_algorithm algorithm,
-                         grpc::ByteBuffer* out,
-                         std::optional<int> level = std::nullopt);
+POOLED_GZIP_EXPORT grpc::Status EncodeBytes(
+    absl::string_view bytes, grpc_compression_algorithm algorithm,
+    grpc::ByteBuffer* out, std::optional<int> level = std::nullopt);
 
 // Serializes, then as EncodeBytes.
-grpc::Status EncodeMessage(const google::protobuf::MessageLite& message,
-                           grpc_compression_algorithm algorithm,
-                           grpc::ByteBuffer* out,
-                           std::optional<int> level = std::nullopt);
+POOLED_GZIP_EXPORT grpc::Status EncodeMessage(
+    const google::protobuf::MessageLite& message,
+    grpc_compression_algorithm algorithm, grpc::ByteBuffer* out,
+    std::optional<int> level = std::nullopt);
 
 }  // namespace pooled_gzip
 

@@ -10,6 +10,7 @@
 #include "absl/types/span.h"
 
 namespace pooled_gzip {
+namespace internal {
 
 class ChunkSink {
  public:
@@ -35,6 +36,7 @@ class StringSink final : public ChunkSink {
   size_t chunk_start_ = 0;
 };
 
+}  // namespace internal
 }  // namespace pooled_gzip
 
 #endif  // POOLED_GZIP_SRC_CODEC_CHUNK_SINK_H_

@@ -14,12 +14,8 @@
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip {
+namespace internal {
 namespace {
-
-using internal::InflaterKey;
-using internal::Readers;
-using internal::WriterPool;
-using internal::Writers;
 
 // Counters per direction, format and backend; relaxed atomics, as the
 // pools' own.
@@ -75,34 +71,6 @@ class CountingSink final : public ChunkSink {
 
 }  // namespace
 
-std::vector<TrafficStats> GetTrafficStats() {
-  std::vector<TrafficStats> rows;
-  for (bool compressing : {true, false}) {
-    for (Format format : {Format::kGzip, Format::kZlib}) {
-      for (int b = 0; b < kBackends; ++b) {
-        const Backend backend = static_cast<Backend>(b);
-        const Traffic& traffic = TrafficOf(compressing, format, backend);
-        TrafficStats row;
-        row.compressing = compressing;
-        row.algorithm = std::string(FormatName(format));
-        row.backend = std::string(BackendName(backend));
-        row.messages = traffic.messages.load(std::memory_order_relaxed);
-        row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
-        row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);
-        row.declined_or_failed =
-            traffic.declined_or_failed.load(std::memory_order_relaxed);
-        row.refused = traffic.refused.load(std::memory_order_relaxed);
-        if (row.messages + row.declined_or_failed + row.refused > 0) {
-          rows.push_back(std::move(row));
-        }
-      }
-    }
-  }
-  return rows;
-}
-
-namespace internal {
-
 CompressOptions ConfiguredOptions(Format format) {
   const CodecSettings settings = CurrentSettings();
   CompressOptions options;
@@ -111,8 +79,6 @@ CompressOptions ConfiguredOptions(Format format) {
   options.level = settings.level;
   return options;
 }
-
-}  // namespace internal
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
   chunk_start_ = out_->size();
@@ -124,17 +90,16 @@ void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
 
 absl::Status Compress(absl::Span<const absl::string_view> input,
                       const CompressOptions& options, ChunkSink* sink) {
-  absl::StatusOr<int> level =
-      internal::ResolveLevel(options.backend, options.level);
+  absl::StatusOr<int> level = ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
   // No stream of the format fits: declined (and counted) as any message
   // that does not shrink, without taking a context.
-  if (options.max_output_bytes < internal::MinStreamBytes(options.format)) {
+  if (options.max_output_bytes < MinStreamBytes(options.format)) {
     absl::Status declined = absl::ResourceExhaustedError(
         absl::StrCat("no ", FormatName(options.format), " stream fits in ",
                      options.max_output_bytes, " bytes"));
     Count(/*compressing=*/true, options.format, options.backend, declined,
-          internal::TotalSize(input), 0);
+          TotalSize(input), 0);
     return declined;
   }
   WriterPool& pool = Writers();
@@ -148,7 +113,7 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   absl::Status status =
       deflater->Deflate(input, options.max_output_bytes, &counting);
   Count(/*compressing=*/true, options.format, options.backend, status,
-        internal::TotalSize(input), counting.bytes());
+        TotalSize(input), counting.bytes());
   // Outgrowing max_output_bytes is the normal end for incompressible data,
   // and the deflater is fine: discarding it would cost an allocation per
   // such message.
@@ -161,17 +126,16 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         Backend backend) {
-  internal::ReaderPool& pool = Readers();
-  internal::ReaderPool::Handle inflater =
-      pool.Acquire(InflaterKey{backend, format});
+  ReaderPool& pool = Readers();
+  ReaderPool::Handle inflater = pool.Acquire(InflaterKey{backend, format});
   if (inflater == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot create a ", BackendName(backend), " decompressor"));
   }
   CountingSink counting(sink);
   absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
-  Count(/*compressing=*/false, format, backend, status,
-        internal::TotalSize(input), counting.bytes());
+  Count(/*compressing=*/false, format, backend, status, TotalSize(input),
+        counting.bytes());
   if (!status.ok()) {
     pool.Discard(std::move(inflater));
   }
@@ -195,6 +159,38 @@ absl::Status DecompressToString(absl::string_view input, Format format,
                                    max_output_bytes, &sink, backend);
   if (!status.ok()) out->clear();
   return status;
+}
+
+}  // namespace internal
+
+std::vector<TrafficStats> GetTrafficStats() {
+  using internal::Format;
+  using internal::kBackends;
+  using internal::Traffic;
+  using internal::TrafficOf;
+  std::vector<TrafficStats> rows;
+  for (bool compressing : {true, false}) {
+    for (Format format : {Format::kGzip, Format::kZlib}) {
+      for (int b = 0; b < kBackends; ++b) {
+        const Backend backend = static_cast<Backend>(b);
+        const Traffic& traffic = TrafficOf(compressing, format, backend);
+        TrafficStats row;
+        row.compressing = compressing;
+        row.algorithm = std::string(internal::FormatName(format));
+        row.backend = std::string(BackendName(backend));
+        row.messages = traffic.messages.load(std::memory_order_relaxed);
+        row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
+        row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);
+        row.declined_or_failed =
+            traffic.declined_or_failed.load(std::memory_order_relaxed);
+        row.refused = traffic.refused.load(std::memory_order_relaxed);
+        if (row.messages + row.declined_or_failed + row.refused > 0) {
+          rows.push_back(std::move(row));
+        }
+      }
+    }
+  }
+  return rows;
 }
 
 }  // namespace pooled_gzip

@@ -17,6 +17,7 @@
 #include "pooled_gzip/options.h"
 
 namespace pooled_gzip {
+namespace internal {
 
 struct CompressOptions {
   Format format = Format::kGzip;
@@ -47,8 +48,6 @@ absl::Status CompressToString(absl::string_view input,
 absl::Status DecompressToString(absl::string_view input, Format format,
                                 size_t max_output_bytes, std::string* out,
                                 Backend backend = Backend::kZlib);
-
-namespace internal {
 
 // CompressOptions for `format` with the process-wide backend and level
 // (codec/settings.h).

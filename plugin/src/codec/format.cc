@@ -1,12 +1,11 @@
 #include "codec/format.h"
 
 namespace pooled_gzip {
+namespace internal {
 
 absl::string_view FormatName(Format format) {
   return format == Format::kGzip ? "gzip" : "deflate";
 }
-
-namespace internal {
 
 size_t TotalSize(absl::Span<const absl::string_view> pieces) {
   size_t total = 0;

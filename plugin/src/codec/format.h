@@ -12,14 +12,13 @@
 #include "absl/types/span.h"
 
 namespace pooled_gzip {
+namespace internal {
 
 // gRPC's "gzip" is RFC 1952; its "deflate" is the zlib format of RFC 1950,
 // as every gRPC implementation reads it.
 enum class Format { kGzip, kZlib };
 
 absl::string_view FormatName(Format format);  // "gzip" or "deflate"
-
-namespace internal {
 
 // No stream of `format` is shorter than this: wrapper plus one empty block.
 inline constexpr size_t MinStreamBytes(Format format) {

@@ -22,15 +22,19 @@
 #include "grpc/relocation_slots.h"
 #include "grpc/server_limits.h"
 #include "grpc/slice_buffers.h"
+#include "pooled_gzip/export.h"
 #include "pooled_gzip/pooled_gzip.h"
 
 #if POOLED_GZIP_CORE_CODEC
 // gRPC 1.51.1's declarations (src/core/lib/compression/message_compress.h):
-// C++ linkage, so these names interpose on libgrpc's.
-int grpc_msg_compress(grpc_compression_algorithm algorithm,
-                      grpc_slice_buffer* input, grpc_slice_buffer* output);
-int grpc_msg_decompress(grpc_compression_algorithm algorithm,
-                        grpc_slice_buffer* input, grpc_slice_buffer* output);
+// C++ linkage, so these names interpose on libgrpc's. Exported for that,
+// though they are not the library's API.
+POOLED_GZIP_EXPORT int grpc_msg_compress(grpc_compression_algorithm algorithm,
+                                         grpc_slice_buffer* input,
+                                         grpc_slice_buffer* output);
+POOLED_GZIP_EXPORT int grpc_msg_decompress(grpc_compression_algorithm algorithm,
+                                           grpc_slice_buffer* input,
+                                           grpc_slice_buffer* output);
 #endif
 
 namespace pooled_gzip {

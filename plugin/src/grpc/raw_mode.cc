@@ -32,7 +32,7 @@ grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
     }
     return grpc::Status::OK;
   }
-  std::optional<Format> format = internal::FormatOf(algorithm);
+  std::optional<internal::Format> format = internal::FormatOf(algorithm);
   if (!format) {
     return grpc::Status(
         grpc::StatusCode::INVALID_ARGUMENT,
@@ -65,14 +65,14 @@ grpc::Status EncodeBytes(absl::string_view bytes,
     out->Swap(&plain);
     return grpc::Status::OK;
   }
-  std::optional<Format> format = internal::FormatOf(algorithm);
+  std::optional<internal::Format> format = internal::FormatOf(algorithm);
   if (!format) {
     return grpc::Status(
         grpc::StatusCode::INVALID_ARGUMENT,
         absl::StrCat("pooled_gzip cannot encode compression algorithm ",
                      algorithm));
   }
-  CompressOptions options = internal::ConfiguredOptions(*format);
+  internal::CompressOptions options = internal::ConfiguredOptions(*format);
   if (level) options.level = *level;
   return internal::ToGrpcStatus(internal::CompressBytes(bytes, options, out));
 }

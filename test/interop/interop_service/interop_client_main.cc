@@ -1,7 +1,7 @@
 // The interop compression cases as a pooled-gzip raw-mode client (see
 // compression_cases.h), with the flags of gRPC's interop clients.
 //
-//   interop_client --server_host=127.0.0.1 --server_port=PORT \
+//   interop_client --server_host=127.0.0.1 --server_port=PORT
 //       --test_case=client_compressed_unary
 //
 // Exit code 0 iff the case passed.

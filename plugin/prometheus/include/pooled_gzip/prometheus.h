@@ -17,6 +17,8 @@
 
 #include <memory>
 
+#include "pooled_gzip/export.h"
+
 namespace pooled_gzip {
 
 // The pooled_gzip_* metric families, read from GetTrafficStats(),
@@ -25,7 +27,8 @@ namespace pooled_gzip {
 // thread. Exposer::RegisterCollectable (and Gateway's) hold it weakly, so
 // keep the pointer alive as long as it is registered; register it once per
 // exposer, or every family appears twice.
-std::shared_ptr<prometheus::Collectable> CreateMetricsCollectable();
+POOLED_GZIP_EXPORT std::shared_ptr<prometheus::Collectable>
+CreateMetricsCollectable();
 
 }  // namespace pooled_gzip
 
