@@ -51,8 +51,8 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
                                            int level = -1);
 
 // Deterministic random words and spaces, `seed` varying them:
-// payloads::Make(payloads::Kind::kWords, size, seed), under the name tests
-// have always called it by.
+// payloads::Make(payloads::Kind::kWords, size, seed), under the name the
+// tests use.
 std::string MakePayload(size_t size, uint32_t seed);
 
 struct LoadOptions {

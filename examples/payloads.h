@@ -23,7 +23,7 @@ namespace pooled_gzip::payloads {
 
 enum class Kind {
   // "words": random words from a list of twenty and spaces, the echo
-  // example's payload since the start (echo::MakePayload).
+  // example's default payload (echo::MakePayload).
   kWords,
   // "text": English-like prose with log-style identifiers.
   kProse,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the benchmarks if needed and runs the whole suite of issues 4 and 9:
+# Builds the benchmarks if needed and runs the whole suite:
 #   1. codec micro-benchmarks: stock zlib and the pooled codec of every
 #      backend at several levels, every payload kind, 1 B to 1 MiB;
 #   2. the recommended default backend and level, picked from (1) by the
