@@ -112,7 +112,12 @@ class LibdeflateInflater final : public Inflater {
       // The chunk is asked for once its size is known to be within the
       // limit; if libdeflate cannot finish, zlib writes into the same chunk,
       // so the sink is never asked for more than limit + 1 bytes in all.
-      chunk = sink->NextChunk(*size);
+      // One byte more than the trailer says, as the zlib backend's first
+      // chunk (up to its chunk cap): lent a chunk of other bounds, zlib
+      // would meet a corrupt stream's error at another point of its output
+      // and could answer DATA_LOSS where the zlib backend answers
+      // RESOURCE_EXHAUSTED.
+      chunk = sink->NextChunk(std::min(*size + 1, BudgetFor(max_output_bytes)));
       if (chunk.size() >= *size && OneShot(input, chunk.first(*size))) {
         sink->CommitChunk(*size);
         input_.Trim();
