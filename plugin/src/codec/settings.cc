@@ -44,7 +44,6 @@ std::atomic<uint64_t> g_current{Pack(CodecSettings{})};
 // What the writers share; guarded by Mutex().
 struct State {
   Options options;
-  size_t noted_limit = kGrpcDefaultMaxReceive;
 };
 
 std::mutex& Mutex() {
@@ -57,8 +56,8 @@ State& Guarded() {
   return *state;
 }
 
-// The largest noted limit, readable without the mutex, so that the common
-// case of noting a limit no larger than it takes no lock.
+// The largest noted limit. Written only with the mutex held; read without
+// it, so that the common case of noting a limit no larger takes no lock.
 std::atomic<size_t> g_noted_limit{kGrpcDefaultMaxReceive};
 
 size_t DerivedCap(size_t noted_limit) {
@@ -74,7 +73,7 @@ void Publish(const State& state) {
   settings.backend = state.options.backend;
   settings.level = state.options.level;
   settings.decompress_cap = state.options.max_decompressed_bytes.value_or(
-      DerivedCap(state.noted_limit));
+      DerivedCap(g_noted_limit.load(std::memory_order_relaxed)));
   g_current.store(Pack(settings), std::memory_order_release);
   SetIdleLimits({state.options.max_idle_contexts_per_thread,
                  state.options.max_pooled_bytes});
@@ -115,11 +114,9 @@ void NoteReceiveLimit(int max_receive_message_length) {
   const auto limit = static_cast<size_t>(max_receive_message_length);
   if (limit <= g_noted_limit.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(Mutex());
-  State& state = Guarded();
-  if (limit <= state.noted_limit) return;
-  state.noted_limit = limit;
+  if (limit <= g_noted_limit.load(std::memory_order_relaxed)) return;
   g_noted_limit.store(limit, std::memory_order_release);
-  Publish(state);
+  Publish(Guarded());
 }
 
 size_t NotedReceiveLimit() {
