@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "codec/codec.h"
-#include "grpc/slice_buffers.h"
+#include "seam/slice_buffers.h"
 
 namespace pooled_gzip::bench {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "grpc/byte_buffer_access.h"
+#include "seam/byte_buffer_access.h"
 
 namespace pooled_gzip::fuzz {
 

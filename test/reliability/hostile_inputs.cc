@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "grpc/byte_buffer_access.h"
+#include "seam/byte_buffer_access.h"
 #include "process_memory.h"
 #include "raw_echo.h"
 

@@ -1,7 +1,7 @@
 // Layer 3's decision, without a network: what the plugin reads from channel
 // arguments, and which calls it compresses given their initial metadata.
 
-#include "grpc/call_config.h"
+#include "seam/call_config.h"
 
 #include <grpc/compression.h>
 #include <grpcpp/support/channel_arguments.h>

@@ -4,7 +4,7 @@
 // case. On every backend: core's contract on the backend's own streams,
 // which libgrpc reads back, and libgrpc's answer to every stream received.
 
-#include "grpc/core_codec.h"
+#include "seam/core_codec.h"
 
 #include <grpc/grpc.h>
 #include <grpc/slice.h>
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "grpc/byte_buffer_codec.h"
+#include "seam/byte_buffer_codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "traffic_totals.h"

@@ -61,24 +61,4 @@ std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
 
 }  // namespace internal
 
-absl::string_view BackendName(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return "zlib";
-    case Backend::kLibdeflate:
-      return "libdeflate";
-    case Backend::kIsal:
-      return "isal";
-  }
-  return "unknown";
-}
-
-std::optional<Backend> ParseBackend(absl::string_view name) {
-  for (Backend backend :
-       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
-    if (absl::EqualsIgnoreCase(name, BackendName(backend))) return backend;
-  }
-  return std::nullopt;
-}
-
 }  // namespace pooled_gzip

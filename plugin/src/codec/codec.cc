@@ -1,7 +1,6 @@
 #include "codec/codec.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,45 +10,11 @@
 #include "codec/backend.h"
 #include "codec/pools.h"
 #include "codec/settings.h"
-#include "pooled_gzip/pool_stats.h"
+#include "codec/traffic.h"
 
 namespace pooled_gzip {
 namespace internal {
 namespace {
-
-// Counters per direction, format and backend; relaxed atomics, as the
-// pools' own.
-struct Traffic {
-  std::atomic<uint64_t> messages{0};
-  std::atomic<uint64_t> bytes_in{0};
-  std::atomic<uint64_t> bytes_out{0};
-  std::atomic<uint64_t> declined_or_failed{0};
-  std::atomic<uint64_t> refused{0};
-};
-constexpr int kBackends = 3;
-static_assert(static_cast<int>(Backend::kIsal) + 1 == kBackends,
-              "one traffic slot per backend");
-
-Traffic& TrafficOf(bool compressing, Format format, Backend backend) {
-  static Traffic traffic[2][2][kBackends];
-  return traffic[compressing ? 0 : 1][format == Format::kGzip ? 0 : 1]
-                [static_cast<int>(backend)];
-}
-
-// Counts one message's outcome.
-void Count(bool compressing, Format format, Backend backend,
-           const absl::Status& status, size_t bytes_in, size_t bytes_out) {
-  Traffic& traffic = TrafficOf(compressing, format, backend);
-  if (status.ok()) {
-    traffic.messages.fetch_add(1, std::memory_order_relaxed);
-    traffic.bytes_in.fetch_add(bytes_in, std::memory_order_relaxed);
-    traffic.bytes_out.fetch_add(bytes_out, std::memory_order_relaxed);
-  } else if (!compressing && absl::IsResourceExhausted(status)) {
-    traffic.refused.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    traffic.declined_or_failed.fetch_add(1, std::memory_order_relaxed);
-  }
-}
 
 // Counts what a codec call hands its sink.
 class CountingSink final : public ChunkSink {
@@ -98,8 +63,8 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
     absl::Status declined = absl::ResourceExhaustedError(
         absl::StrCat("no ", FormatName(options.format), " stream fits in ",
                      options.max_output_bytes, " bytes"));
-    Count(/*compressing=*/true, options.format, options.backend, declined,
-          TotalSize(input), 0);
+    CountMessage(/*compressing=*/true, options.format, options.backend,
+                 declined, TotalSize(input), 0);
     return declined;
   }
   WriterPool& pool = Writers();
@@ -112,8 +77,8 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   CountingSink counting(sink);
   absl::Status status =
       deflater->Deflate(input, options.max_output_bytes, &counting);
-  Count(/*compressing=*/true, options.format, options.backend, status,
-        TotalSize(input), counting.bytes());
+  CountMessage(/*compressing=*/true, options.format, options.backend, status,
+               TotalSize(input), counting.bytes());
   // Outgrowing max_output_bytes is the normal end for incompressible data,
   // and the deflater is fine: discarding it would cost an allocation per
   // such message.
@@ -134,8 +99,8 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   }
   CountingSink counting(sink);
   absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
-  Count(/*compressing=*/false, format, backend, status, TotalSize(input),
-        counting.bytes());
+  CountMessage(/*compressing=*/false, format, backend, status, TotalSize(input),
+               counting.bytes());
   if (!status.ok()) {
     pool.Discard(std::move(inflater));
   }
@@ -162,35 +127,5 @@ absl::Status DecompressToString(absl::string_view input, Format format,
 }
 
 }  // namespace internal
-
-std::vector<TrafficStats> GetTrafficStats() {
-  using internal::Format;
-  using internal::kBackends;
-  using internal::Traffic;
-  using internal::TrafficOf;
-  std::vector<TrafficStats> rows;
-  for (bool compressing : {true, false}) {
-    for (Format format : {Format::kGzip, Format::kZlib}) {
-      for (int b = 0; b < kBackends; ++b) {
-        const Backend backend = static_cast<Backend>(b);
-        const Traffic& traffic = TrafficOf(compressing, format, backend);
-        TrafficStats row;
-        row.compressing = compressing;
-        row.algorithm = std::string(internal::FormatName(format));
-        row.backend = std::string(BackendName(backend));
-        row.messages = traffic.messages.load(std::memory_order_relaxed);
-        row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
-        row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);
-        row.declined_or_failed =
-            traffic.declined_or_failed.load(std::memory_order_relaxed);
-        row.refused = traffic.refused.load(std::memory_order_relaxed);
-        if (row.messages + row.declined_or_failed + row.refused > 0) {
-          rows.push_back(std::move(row));
-        }
-      }
-    }
-  }
-  return rows;
-}
 
 }  // namespace pooled_gzip

@@ -35,6 +35,9 @@ struct InflaterPolicy {
 using WriterPool = ThreadLocalPool<DeflaterPolicy>;
 using ReaderPool = ThreadLocalPool<InflaterPolicy>;
 
+// The idle budget both pools share.
+const std::shared_ptr<IdleBudget>& Budget();
+
 // Never destroyed, so thread exit can always return contexts to them.
 WriterPool& Writers();
 ReaderPool& Readers();

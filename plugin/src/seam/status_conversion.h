@@ -1,7 +1,7 @@
 // absl::Status to grpc::Status, at the gRPC boundary only.
 
-#ifndef POOLED_GZIP_SRC_GRPC_STATUS_CONVERSION_H_
-#define POOLED_GZIP_SRC_GRPC_STATUS_CONVERSION_H_
+#ifndef POOLED_GZIP_SRC_SEAM_STATUS_CONVERSION_H_
+#define POOLED_GZIP_SRC_SEAM_STATUS_CONVERSION_H_
 
 #include <grpcpp/support/status.h>
 
@@ -22,4 +22,4 @@ inline grpc::Status ToGrpcStatus(const absl::Status& status) {
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_STATUS_CONVERSION_H_
+#endif  // POOLED_GZIP_SRC_SEAM_STATUS_CONVERSION_H_

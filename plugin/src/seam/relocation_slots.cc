@@ -1,4 +1,4 @@
-#include "grpc/relocation_slots.h"
+#include "seam/relocation_slots.h"
 
 #include <dlfcn.h>
 #include <elf.h>

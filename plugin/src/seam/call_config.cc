@@ -1,4 +1,4 @@
-#include "call_config.h"
+#include "seam/call_config.h"
 
 #include <grpc/compression.h>
 #include <grpc/support/log.h>
@@ -7,8 +7,8 @@
 
 #include "codec/codec.h"
 #include "codec/settings.h"
-#include "grpc/byte_buffer_codec.h"
 #include "pooled_gzip/channel_args.h"
+#include "seam/byte_buffer_codec.h"
 
 namespace pooled_gzip {
 namespace internal {

@@ -1,4 +1,4 @@
-#include "byte_buffer_codec.h"
+#include "seam/byte_buffer_codec.h"
 
 #include <grpc/slice.h>
 #include <grpcpp/support/slice.h>
@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "codec/settings.h"
-#include "grpc/byte_buffer_access.h"
-#include "grpc/slice_buffers.h"
+#include "seam/byte_buffer_access.h"
+#include "seam/slice_buffers.h"
 
 namespace pooled_gzip {
 namespace internal {

@@ -10,8 +10,8 @@
 // x86-64's relocation types are known (R_X86_64_JUMP_SLOT, GLOB_DAT); on
 // other architectures every scan reports RelocationTypesKnown() false.
 
-#ifndef POOLED_GZIP_SRC_GRPC_RELOCATION_SLOTS_H_
-#define POOLED_GZIP_SRC_GRPC_RELOCATION_SLOTS_H_
+#ifndef POOLED_GZIP_SRC_SEAM_RELOCATION_SLOTS_H_
+#define POOLED_GZIP_SRC_SEAM_RELOCATION_SLOTS_H_
 
 #include <cstdint>
 #include <string>
@@ -63,4 +63,4 @@ uint64_t LoadedObjectsGeneration();
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_RELOCATION_SLOTS_H_
+#endif  // POOLED_GZIP_SRC_SEAM_RELOCATION_SLOTS_H_

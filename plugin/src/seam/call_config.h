@@ -1,8 +1,8 @@
 // What a channel or server's arguments say about compression, and the
 // decision, per call, of whether the plugin may compress its messages.
 
-#ifndef POOLED_GZIP_SRC_GRPC_CALL_CONFIG_H_
-#define POOLED_GZIP_SRC_GRPC_CALL_CONFIG_H_
+#ifndef POOLED_GZIP_SRC_SEAM_CALL_CONFIG_H_
+#define POOLED_GZIP_SRC_SEAM_CALL_CONFIG_H_
 
 #include <grpc/grpc.h>
 
@@ -54,4 +54,4 @@ std::optional<Format> DecideCallFormat(
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_CALL_CONFIG_H_
+#endif  // POOLED_GZIP_SRC_SEAM_CALL_CONFIG_H_

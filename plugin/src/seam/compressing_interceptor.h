@@ -1,8 +1,8 @@
 // The interceptor that compresses outgoing messages from the pool, shared by
 // the client and server sides.
 
-#ifndef POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
-#define POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
+#ifndef POOLED_GZIP_SRC_SEAM_COMPRESSING_INTERCEPTOR_H_
+#define POOLED_GZIP_SRC_SEAM_COMPRESSING_INTERCEPTOR_H_
 
 #include <grpcpp/client_context.h>
 #include <grpcpp/server_context.h>
@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "grpc/call_config.h"
+#include "seam/call_config.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -41,4 +41,4 @@ class CompressingInterceptor final : public grpc::experimental::Interceptor {
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_COMPRESSING_INTERCEPTOR_H_
+#endif  // POOLED_GZIP_SRC_SEAM_COMPRESSING_INTERCEPTOR_H_

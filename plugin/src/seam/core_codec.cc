@@ -1,4 +1,4 @@
-#include "grpc/core_codec.h"
+#include "seam/core_codec.h"
 
 #include <dlfcn.h>
 #include <grpc/grpc.h>
@@ -18,12 +18,11 @@
 #include "absl/strings/str_cat.h"
 #include "codec/codec.h"
 #include "codec/settings.h"
-#include "grpc/byte_buffer_codec.h"
-#include "grpc/relocation_slots.h"
-#include "grpc/server_limits.h"
-#include "grpc/slice_buffers.h"
 #include "pooled_gzip/export.h"
-#include "pooled_gzip/pooled_gzip.h"
+#include "seam/byte_buffer_codec.h"
+#include "seam/relocation_slots.h"
+#include "seam/server_limits.h"
+#include "seam/slice_buffers.h"
 
 #if POOLED_GZIP_CORE_CODEC
 // gRPC 1.51.1's declarations (src/core/lib/compression/message_compress.h):
@@ -294,6 +293,14 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
   return status.ok() ? 1 : 0;
 }
 
+bool ActivateCoreCodec() {
+  const bool active = Installation().active;
+  RefreshCoreCodec();
+  return active;
+}
+
+bool IsCoreCodecActive() { return g_active.load(std::memory_order_acquire); }
+
 std::string CoreCodecExplanation() { return Installation().explanation; }
 
 bool CoreCodecInstallable() {
@@ -308,7 +315,7 @@ bool CoreCodecInstallable() {
 }
 
 void RefreshCoreCodec() {
-  if (!CoreCodecActive()) return;
+  if (!IsCoreCodecActive()) return;
   const uint64_t generation = LoadedObjectsGeneration();
   if (generation == g_pointed_generation.load(std::memory_order_relaxed)) {
     return;
@@ -330,7 +337,7 @@ namespace {
 
 int CompressEntry(grpc_compression_algorithm algorithm,
                   grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  if (!CoreCodecActive() && Stock().compress != nullptr) {
+  if (!IsCoreCodecActive() && Stock().compress != nullptr) {
     return Stock().compress(algorithm, input, output);
   }
   return PooledCompress(algorithm, input, output);
@@ -338,7 +345,7 @@ int CompressEntry(grpc_compression_algorithm algorithm,
 
 int DecompressEntry(grpc_compression_algorithm algorithm,
                     grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  if (!CoreCodecActive() && Stock().decompress != nullptr) {
+  if (!IsCoreCodecActive() && Stock().decompress != nullptr) {
     return Stock().decompress(algorithm, input, output);
   }
   return PooledDecompress(algorithm, input, output);
@@ -346,16 +353,6 @@ int DecompressEntry(grpc_compression_algorithm algorithm,
 
 }  // namespace
 }  // namespace internal
-
-bool InstallCoreCodec() {
-  const bool active = internal::Installation().active;
-  internal::RefreshCoreCodec();
-  return active;
-}
-
-bool CoreCodecActive() {
-  return internal::g_active.load(std::memory_order_acquire);
-}
 
 }  // namespace pooled_gzip
 

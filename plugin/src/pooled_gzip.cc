@@ -1,25 +1,56 @@
-// Server side: the core codec serves every message, or, where it cannot be
-// active, an interceptor compresses responses from the pool.
+// The set-up calls of <pooled_gzip/pooled_gzip.h>. Channels and servers
+// whose messages the core codec serves or, where it cannot be active, whose
+// outgoing messages an interceptor compresses from the pools.
 //
-// Both need the server's final arguments (receive limit, compression
+// Servers need their final arguments (receive limit, compression
 // defaults), which ServerBuilder completes inside BuildAndStart, after every
 // ServerBuilderOption has run. A ServerBuilderPlugin's
 // UpdateChannelArguments runs after that, so an option installs one.
 
+#include "pooled_gzip/pooled_gzip.h"
+
+#include <grpcpp/create_channel.h>
 #include <grpcpp/impl/server_builder_option.h>
 #include <grpcpp/impl/server_builder_plugin.h>
 
 #include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
-#include "grpc/call_config.h"
-#include "grpc/compressing_interceptor.h"
-#include "grpc/core_codec.h"
-#include "grpc/server_limits.h"
-#include "pooled_gzip/pooled_gzip.h"
+#include "seam/call_config.h"
+#include "seam/compressing_interceptor.h"
+#include "seam/core_codec.h"
 
 namespace pooled_gzip {
 namespace {
+
+class ClientFactory final
+    : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit ClientFactory(std::shared_ptr<const internal::ChannelConfig> config)
+      : config_(std::move(config)) {}
+
+  grpc::experimental::Interceptor* CreateClientInterceptor(
+      grpc::experimental::ClientRpcInfo* info) override {
+    // The core codec serves every call; an interceptor would only pay.
+    if (!config_->enabled || CoreCodecActive()) return nullptr;
+    return new internal::CompressingInterceptor(config_, info->client_context(),
+                                                /*server_context=*/nullptr);
+  }
+
+ private:
+  std::shared_ptr<const internal::ChannelConfig> config_;
+};
+
+std::shared_ptr<const internal::ChannelConfig> SetUp(
+    const grpc::ChannelArguments& args) {
+  auto config = std::make_shared<const internal::ChannelConfig>(
+      internal::ReadChannelConfig(args.c_channel_args()));
+  internal::NoteReceiveLimitOf(*config);
+  if (config->enabled) InstallCoreCodec();
+  return config;
+}
 
 // Filled once in BuildAndStart, before the server takes its first call.
 struct ConfigSlot {
@@ -84,24 +115,6 @@ class InstallConfigReader final : public grpc::ServerBuilderOption {
   std::shared_ptr<ConfigSlot> slot_;
 };
 
-// Notes the limit of a server not set up through pooled-gzip; one with
-// pooled_gzip.enabled=0 asked not to count.
-class LimitNoter final : public grpc::ServerBuilderPlugin {
- public:
-  std::string name() override { return "pooled_gzip_limits"; }
-  void InitServer(grpc::ServerInitializer* /*si*/) override {}
-  void Finish(grpc::ServerInitializer* /*si*/) override {}
-  void ChangeArguments(const std::string& /*name*/, void* /*value*/) override {}
-  void UpdateChannelArguments(grpc::ChannelArguments* args) override {
-    internal::NoteReceiveLimitOf(
-        internal::ReadChannelConfig(args->c_channel_args()));
-  }
-};
-
-std::unique_ptr<grpc::ServerBuilderPlugin> CreateLimitNoter() {
-  return std::make_unique<LimitNoter>();
-}
-
 std::shared_ptr<ConfigSlot> InstallConfigReaderOn(
     grpc::ServerBuilder& builder) {
   auto slot = std::make_shared<ConfigSlot>();
@@ -111,13 +124,30 @@ std::shared_ptr<ConfigSlot> InstallConfigReaderOn(
 
 }  // namespace
 
-namespace internal {
+bool InstallCoreCodec() { return internal::ActivateCoreCodec(); }
 
-void NoteLimitsOfEveryServer() {
-  grpc::ServerBuilder::InternalAddPluginFactory(&CreateLimitNoter);
+bool CoreCodecActive() { return internal::IsCoreCodecActive(); }
+
+std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>
+CreateClientInterceptorFactory(const grpc::ChannelArguments& args) {
+  return std::make_unique<ClientFactory>(SetUp(args));
 }
 
-}  // namespace internal
+std::shared_ptr<grpc::Channel> CreateChannel(
+    const std::string& target,
+    const std::shared_ptr<grpc::ChannelCredentials>& creds,
+    const grpc::ChannelArguments& args,
+    ClientInterceptorFactories interceptor_creators) {
+  auto config = SetUp(args);
+  if (config->enabled && !CoreCodecActive()) {
+    interceptor_creators.push_back(std::make_unique<ClientFactory>(config));
+  }
+  if (interceptor_creators.empty()) {
+    return grpc::CreateCustomChannel(target, creds, args);
+  }
+  return grpc::experimental::CreateCustomChannelWithInterceptors(
+      target, creds, args, std::move(interceptor_creators));
+}
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
 CreateServerInterceptorFactory(grpc::ServerBuilder& builder) {

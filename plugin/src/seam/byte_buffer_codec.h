@@ -1,8 +1,8 @@
 // The codec applied to grpc::ByteBuffer: slices in, slices out, no copies
 // beyond what zlib itself does.
 
-#ifndef POOLED_GZIP_SRC_GRPC_BYTE_BUFFER_CODEC_H_
-#define POOLED_GZIP_SRC_GRPC_BYTE_BUFFER_CODEC_H_
+#ifndef POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_CODEC_H_
+#define POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_CODEC_H_
 
 #include <grpc/impl/codegen/compression_types.h>
 #include <grpcpp/support/byte_buffer.h>
@@ -40,4 +40,4 @@ absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer, Format format,
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_BYTE_BUFFER_CODEC_H_
+#endif  // POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_CODEC_H_

@@ -7,8 +7,8 @@
 // registers itself); gRPC does not guard that list, so a ServerBuilder
 // constructed on another thread at that very moment races with it.
 
-#ifndef POOLED_GZIP_SRC_GRPC_SERVER_LIMITS_H_
-#define POOLED_GZIP_SRC_GRPC_SERVER_LIMITS_H_
+#ifndef POOLED_GZIP_SRC_SEAM_SERVER_LIMITS_H_
+#define POOLED_GZIP_SRC_SEAM_SERVER_LIMITS_H_
 
 namespace pooled_gzip {
 namespace internal {
@@ -18,4 +18,4 @@ void NoteLimitsOfEveryServer();
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_SERVER_LIMITS_H_
+#endif  // POOLED_GZIP_SRC_SEAM_SERVER_LIMITS_H_

@@ -5,8 +5,8 @@
 // contract, so that core keeps making every decision; otherwise they
 // forward to libgrpc's own definitions.
 
-#ifndef POOLED_GZIP_SRC_GRPC_CORE_CODEC_H_
-#define POOLED_GZIP_SRC_GRPC_CORE_CODEC_H_
+#ifndef POOLED_GZIP_SRC_SEAM_CORE_CODEC_H_
+#define POOLED_GZIP_SRC_SEAM_CORE_CODEC_H_
 
 #include <grpc/impl/codegen/compression_types.h>
 #include <grpc/slice_buffer.h>
@@ -38,6 +38,12 @@ struct StockCodec {
 };
 const StockCodec& Stock();
 
+// InstallCoreCodec() and CoreCodecActive() of pooled_gzip.h: the first
+// call installs (once per process) and every call points the slots of
+// objects loaded since.
+bool ActivateCoreCodec();
+bool IsCoreCodecActive();
+
 // Why the core codec is or is not active, for logs and tests.
 std::string CoreCodecExplanation();
 
@@ -54,4 +60,4 @@ void RefreshCoreCodec();
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_GRPC_CORE_CODEC_H_
+#endif  // POOLED_GZIP_SRC_SEAM_CORE_CODEC_H_

@@ -3,9 +3,9 @@
 #include <google/protobuf/message_lite.h>
 
 #include "absl/strings/str_cat.h"
-#include "grpc/byte_buffer_access.h"
-#include "grpc/byte_buffer_codec.h"
-#include "grpc/status_conversion.h"
+#include "seam/byte_buffer_access.h"
+#include "seam/byte_buffer_codec.h"
+#include "seam/status_conversion.h"
 
 namespace pooled_gzip {
 

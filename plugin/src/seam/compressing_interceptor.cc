@@ -1,4 +1,4 @@
-#include "compressing_interceptor.h"
+#include "seam/compressing_interceptor.h"
 
 #include <grpc/support/log.h>
 
@@ -8,8 +8,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "codec/codec.h"
-#include "grpc/byte_buffer_access.h"
-#include "grpc/byte_buffer_codec.h"
+#include "seam/byte_buffer_access.h"
+#include "seam/byte_buffer_codec.h"
 
 namespace pooled_gzip {
 namespace internal {

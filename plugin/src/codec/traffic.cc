@@ -1,0 +1,28 @@
+#include "codec/traffic.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+Traffic& TrafficOf(bool compressing, Format format, Backend backend) {
+  static Traffic traffic[2][2][kBackends];
+  return traffic[compressing ? 0 : 1][format == Format::kGzip ? 0 : 1]
+                [static_cast<int>(backend)];
+}
+
+void CountMessage(bool compressing, Format format, Backend backend,
+                  const absl::Status& status, size_t bytes_in,
+                  size_t bytes_out) {
+  Traffic& traffic = TrafficOf(compressing, format, backend);
+  if (status.ok()) {
+    traffic.messages.fetch_add(1, std::memory_order_relaxed);
+    traffic.bytes_in.fetch_add(bytes_in, std::memory_order_relaxed);
+    traffic.bytes_out.fetch_add(bytes_out, std::memory_order_relaxed);
+  } else if (!compressing && absl::IsResourceExhausted(status)) {
+    traffic.refused.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    traffic.declined_or_failed.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip
