@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "seam/byte_buffer_access.h"
 #include "process_memory.h"
 #include "raw_echo.h"
+#include "seam/byte_buffer_access.h"
 
 namespace pooled_gzip::reliability {
 namespace {

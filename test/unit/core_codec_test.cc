@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "seam/byte_buffer_codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
+#include "seam/byte_buffer_codec.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::internal {
