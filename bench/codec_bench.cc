@@ -73,7 +73,8 @@ std::string ImplName(Op op, const Impl& impl) {
 
 // The levels measured: zlib's fastest, core's and smallest; libdeflate's
 // around zlib-6's ratio, where the default's choice lies, and its ends
-// short of 10-12 (much slower, 9 MB per context); every ISA-L level.
+// short of 10-12 (much slower and far larger per context; README,
+// "Levels"); every ISA-L level.
 std::vector<Impl> CompressImpls() {
   std::vector<Impl> impls = {{true}};
   for (int level : {1, 6, 9}) impls.push_back({false, Backend::kZlib, level});

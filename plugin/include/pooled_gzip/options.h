@@ -21,34 +21,27 @@ namespace pooled_gzip {
 enum class Backend {
   // The reference; at its default level, byte-identical to gRPC core.
   kZlib,
-  // libdeflate: whole-message compression, at level 6 about 2.5x zlib-6's
-  // speed for 0-8% more bytes. A message that arrives in several slices is
-  // copied into one buffer first.
+  // libdeflate: whole-message compression, faster than zlib for about the
+  // same bytes. A message that arrives in several slices is copied into one
+  // buffer first.
   kLibdeflate,
-  // Intel ISA-L (igzip): streaming, the fastest by far (10-20x zlib-6 on
-  // x86-64) for 20-40% more bytes than zlib-6.
+  // Intel ISA-L (igzip): streaming, the fastest, for more bytes than zlib.
   kIsal,
 };
+// README, "Backends", measures each backend and level against zlib-6.
 
 // The backend's own default level: zlib 6 (what gRPC core uses),
 // libdeflate 6, ISA-L 1.
 inline constexpr int kDefaultLevel = -1;
 
 struct Options {
-  // libdeflate 6: measured on protobuf records, JSON and source text, the
-  // fastest choice whose messages stay within 5% of zlib-6's size (README,
-  // Backends).
+  // The fastest backend whose messages stay within 5% of zlib-6's size on
+  // realistic payloads (README, "Choosing one").
   Backend backend = Backend::kLibdeflate;
-  // Levels are the backend's own; higher is slower and smaller.
-  //   zlib 0..9: 0 stores without compressing, 1 fastest, 9 smallest.
-  //   libdeflate 0..12: 0 stores; 1..9 mean roughly what zlib's do (8 and 9
-  //     are much slower than 7); 10..12 are slower still and a few percent
-  //     smaller, and each of their contexts holds about 9 MB (levels 2..9:
-  //     650 KB), which counts against the pool's byte cap.
-  //   ISA-L 0..3: it has only these four, and all of them compress (0 does
-  //     not store). Use 1, the default and ISA-L's own trade-off; 0 is a
-  //     little faster and about 10% larger; 3 is a few percent smaller at
-  //     a small cost; 2 is close to 1.
+  // The backend's own levels, higher slower and smaller: zlib 0..9 and
+  // libdeflate 0..12 (0 stores), ISA-L 0..3 (all compress). README,
+  // "Levels", says what each costs; libdeflate's 10..12 hold far more heap
+  // per context, which counts against max_pooled_bytes.
   int level = kDefaultLevel;
   // The most bytes one received message may inflate to on the core codec
   // (raw mode has its own max_message_bytes). Unset: twice the largest

@@ -1,5 +1,5 @@
-// The libdeflate backend: whole-message deflate, about twice zlib's speed
-// at the same level for a few percent more bytes. Its reader takes plain
+// The libdeflate backend: whole-message deflate, faster than zlib at the
+// same level (README, "Backends"). Its reader takes plain
 // gzip messages in one call straight into the output; everything else goes
 // to zlib (codec/backend_support.h).
 
