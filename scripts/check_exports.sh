@@ -6,9 +6,8 @@
 #   scripts/check_exports.sh [--update] LIBRARY LIST
 #
 # The list holds demangled names, one a line, sorted; symbol types (T, W,
-# ...) and version suffixes are left out, as are _init and _fini. It is
-# made from the dev preset's build (gcc), whose inlining decides which of
-# the standard library's template instances a library defines too.
+# ...) and version suffixes are left out, as are _init and _fini. What a
+# library may export at all is its version script's (plugin/abi/*.map).
 set -euo pipefail
 update=0
 if [[ ${1:-} == --update ]]; then
