@@ -18,10 +18,10 @@
 #include "codec/codec.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
-#include "seam/byte_buffer_access.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
 #include "registered_path.h"
+#include "seam/byte_buffer_access.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
