@@ -41,14 +41,17 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "alloc_counter.h"
 #include "child_process.h"
 #include "e2e_peer.h"
 #include "e2e_results.h"
 #include "e2e_runner.h"
 #include "e2e_setups.h"
+#include "e2e_table.h"
 #include "echo.pb.h"
 #include "payloads.h"
 
@@ -90,6 +93,9 @@ ABSL_FLAG(std::string, pin, "none",
           "load on that CPU).");
 ABSL_FLAG(std::string, label, "default heap", "Name of this run.");
 ABSL_FLAG(std::string, out, "", "Write the results as JSON to this file.");
+ABSL_FLAG(bool, table, false,
+          "Print one comparison table at the end (scripts/demo.sh), not a "
+          "block per cell; for the setups none, stock and one pooled one.");
 
 // The peers' flags (set by the orchestrator).
 ABSL_FLAG(std::string, role, "", "server or client: a peer process.");
@@ -136,10 +142,33 @@ std::string SelfPath() {
 // One setup's server and client processes.
 struct Peers {
   Setup setup;
-  ChildProcess server;
-  ChildProcess client;
+  std::unique_ptr<support::ChildProcess> server;
+  std::unique_ptr<support::ChildProcess> client;
   bool running = false;
 };
+
+// A peer reads commands on its stdin and exits at its end; its stderr is
+// this process's.
+absl::StatusOr<std::unique_ptr<support::ChildProcess>> StartPeer(
+    const std::vector<std::string>& argv) {
+  support::ChildProcess::Options options;
+  options.pipe_stdin = true;
+  options.capture_stderr = false;
+  return support::ChildProcess::Start(argv, options);
+}
+
+// The peer's next line; empty if there is none (what failed goes to stderr
+// with the caller's message).
+std::string NextLine(support::ChildProcess& peer,
+                     absl::Duration timeout = absl::Minutes(5)) {
+  absl::StatusOr<std::string> line = peer.ReadLine(timeout);
+  if (!line.ok()) {
+    std::fprintf(stderr, "e2e_bench: %s\n",
+                 std::string(line.status().message()).c_str());
+    return "";
+  }
+  return *std::move(line);
+}
 
 // How peers are started, for every setup alike.
 struct PeerConfig {
@@ -174,11 +203,11 @@ bool StartPeers(const PeerConfig& config, Peers* peers) {
                                  : config.pin == "same" ? "0"
                                                         : "-1";
   argv.push_back("--cpu=" + server_cpu);
-  std::string error;
-  if (!peers->server.Start(argv, &error)) return Fail(error);
-  std::string line;
-  if (!peers->server.ReadLine(&line, std::chrono::seconds(30)) ||
-      line.rfind("listening ", 0) != 0) {
+  auto server = StartPeer(argv);
+  if (!server.ok()) return Fail(std::string(server.status().message()));
+  peers->server = *std::move(server);
+  std::string line = NextLine(*peers->server, absl::Seconds(30));
+  if (line.rfind("listening ", 0) != 0) {
     return Fail(name + " server: " + line);
   }
   int port = 0;
@@ -191,9 +220,11 @@ bool StartPeers(const PeerConfig& config, Peers* peers) {
   argv.back() = config.pin == "none" ? "--cpu=-1" : "--cpu=0";
   argv.push_back(absl::StrCat("--target=127.0.0.1:", port));
   argv.push_back(absl::StrCat("--max_threads=", config.max_threads));
-  if (!peers->client.Start(argv, &error)) return Fail(error);
-  if (!peers->client.ReadLine(&line, std::chrono::seconds(30)) ||
-      line.rfind("ready ", 0) != 0 ||
+  auto client = StartPeer(argv);
+  if (!client.ok()) return Fail(std::string(client.status().message()));
+  peers->client = *std::move(client);
+  line = NextLine(*peers->client, absl::Seconds(30));
+  if (line.rfind("ready ", 0) != 0 ||
       line.find(expected) == std::string::npos) {
     return Fail(name + " client: expected ready " + expected + ": " + line);
   }
@@ -201,16 +232,21 @@ bool StartPeers(const PeerConfig& config, Peers* peers) {
   return true;
 }
 
+// Ends each peer's input, on which it exits; one that does not is killed.
 void StopPeers(Peers* peers) {
-  peers->client.Stop();
-  peers->server.Stop();
+  for (auto* peer : {&peers->client, &peers->server}) {
+    if (*peer == nullptr) continue;
+    (*peer)->CloseStdin();
+    (*peer)->WaitForExit(absl::Seconds(10)).IgnoreError();
+    peer->reset();
+  }
   peers->running = false;
 }
 
 bool ServerCounters(Peers& peers, Counters* counters) {
   std::string line;
-  if (!peers.server.WriteLine("stats") || !peers.server.ReadLine(&line) ||
-      line.rfind("stats ", 0) != 0 || !FromWords(line, counters)) {
+  if (peers.server->WriteLine("stats").ok()) line = NextLine(*peers.server);
+  if (line.rfind("stats ", 0) != 0 || !FromWords(line, counters)) {
     return Fail(SetupName(peers.setup) + " server: no stats: " + line);
   }
   return true;
@@ -223,8 +259,8 @@ bool ClientRun(Peers& peers, const Cell& cell, int duration_ms,
                    payloads::KindName(cell.kind), " ", cell.size, " ",
                    duration_ms, " ", min_messages);
   std::string line;
-  if (!peers.client.WriteLine(command) || !peers.client.ReadLine(&line) ||
-      !FromLine(line, run)) {
+  if (peers.client->WriteLine(command).ok()) line = NextLine(*peers.client);
+  if (!FromLine(line, run)) {
     return Fail(SetupName(peers.setup) + " client: no result for \"" + command +
                 "\": " + line.substr(0, 200));
   }
@@ -304,7 +340,8 @@ bool ParseCells(std::vector<Cell>* cells) {
     kinds.push_back(*kind);
   }
   Rpc rpc;
-  if (!ParseRpc(absl::GetFlag(FLAGS_rpc), &rpc)) return Fail("bad --rpc");
+  if (!ParseMeasuredRpc(absl::GetFlag(FLAGS_rpc), &rpc))
+    return Fail("bad --rpc");
   for (size_t size : sizes) {
     for (payloads::Kind kind : kinds) cells->push_back({rpc, 1, kind, size});
   }
@@ -358,14 +395,17 @@ int Orchestrate() {
     peers.back()->setup = setup;
     names += " " + SetupName(setup) + (setup.is_default ? "*" : "");
   }
-  std::printf(
-      "e2e_bench: %s, %s, %d reps x %d ms per setup, server and client in "
-      "separate processes (%s, pinned: %s); setups:%s (* the library's "
-      "default, %s)\n",
-      info.label.c_str(), info.heap.c_str(), info.reps, info.budget_ms,
-      config.fresh ? "new ones for every run" : "one pair per setup",
-      config.pin.c_str(), names.c_str(), info.default_setup.c_str());
-  std::fflush(stdout);
+  const bool table = absl::GetFlag(FLAGS_table);
+  if (!table) {
+    std::printf(
+        "e2e_bench: %s, %s, %d reps x %d ms per setup, server and client in "
+        "separate processes (%s, pinned: %s); setups:%s (* the library's "
+        "default, %s)\n",
+        info.label.c_str(), info.heap.c_str(), info.reps, info.budget_ms,
+        config.fresh ? "new ones for every run" : "one pair per setup",
+        config.pin.c_str(), names.c_str(), info.default_setup.c_str());
+    std::fflush(stdout);
+  }
 
   std::vector<Row> all_rows;
   uint64_t errors = 0;
@@ -376,7 +416,7 @@ int Orchestrate() {
                         &rows)) {
       return false;
     }
-    PrintCell(rows);
+    if (!table) PrintCell(rows);
     for (Row& row : rows) {
       errors += row.total.errors;
       all_rows.push_back(std::move(row));
@@ -403,6 +443,7 @@ int Orchestrate() {
     }
   }
   for (auto& p : peers) StopPeers(p.get());
+  if (table) PrintComparisonTable(info, all_rows);
 
   const std::string out = absl::GetFlag(FLAGS_out);
   if (!out.empty()) {

@@ -51,7 +51,8 @@ bool ParseRun(const std::string& line, Cell* cell, Budget* budget) {
   long long ms = 0;
   if (!(in >> word >> rpc >> cell->threads >> kind >> cell->size >> ms >>
         budget->min_messages) ||
-      word != "run" || !ParseRpc(rpc, &cell->rpc) || cell->threads < 1) {
+      word != "run" || !ParseMeasuredRpc(rpc, &cell->rpc) ||
+      cell->threads < 1) {
     return false;
   }
   const std::optional<payloads::Kind> parsed = payloads::ParseKind(kind);

@@ -192,17 +192,9 @@ bool ReadCountersFrom(const std::map<std::string, std::string>& words,
 
 }  // namespace
 
-const char* RpcName(Rpc rpc) { return rpc == Rpc::kUnary ? "unary" : "bidi"; }
-
-bool ParseRpc(const std::string& name, Rpc* rpc) {
-  if (name == "unary") {
-    *rpc = Rpc::kUnary;
-  } else if (name == "bidi") {
-    *rpc = Rpc::kBidi;
-  } else {
-    return false;
-  }
-  return true;
+bool ParseMeasuredRpc(const std::string& name, Rpc* rpc) {
+  return echo::ParseRpc(name, rpc) &&
+         (*rpc == Rpc::kUnary || *rpc == Rpc::kBidi);
 }
 
 Counters ReadCounters() {

@@ -14,16 +14,18 @@
 #include "client_threads.h"
 #include "direct_allocator.h"
 #include "echo.grpc.pb.h"
+#include "echo_client_lib.h"
 #include "payloads.h"
 #include "pooled_gzip/pool_stats.h"
 #include "process_stats.h"
 
 namespace pooled_gzip::bench {
 
-enum class Rpc { kUnary, kBidi };
-const char* RpcName(Rpc rpc);  // "unary", "bidi"
+using echo::Rpc;
+using echo::RpcName;
 
-bool ParseRpc(const std::string& name, Rpc* rpc);
+// The RPC kinds the benchmark measures: "unary" or "bidi".
+bool ParseMeasuredRpc(const std::string& name, Rpc* rpc);
 
 // What one table row of the report measures, minus the setup.
 struct Cell {

@@ -2,23 +2,23 @@
 //
 //   echo_server --port=50051 --mode=pooled --compression=gzip
 //
-// Prints "listening on 127.0.0.1:PORT" once it serves (with --metrics_port,
-// then "metrics on http://127.0.0.1:PORT/metrics" on a line of its own), and
-// its pool statistics when SIGINT or SIGTERM stops it.
+// Prints "listening on 127.0.0.1:PORT (...)" once it serves (with
+// --metrics_port, then "metrics on http://127.0.0.1:PORT/metrics"), and its
+// pool and traffic statistics when SIGINT or SIGTERM stops it.
 
+#include <grpc/compression.h>
+#include <grpcpp/grpcpp.h>
 #include <signal.h>
 
-#include <cstdio>
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "echo_client_lib.h"
-#include "echo_service.h"
+#include "echo.grpc.pb.h"
 #include "pooled_gzip/pooled_gzip.h"
 #ifdef POOLED_GZIP_ECHO_METRICS
 #include "pooled_gzip/prometheus.h"
@@ -31,143 +31,187 @@ ABSL_FLAG(std::string, compression, "none",
           "default algorithm for responses: gzip | deflate | none (a "
           "request's response_encoding overrides it per call)");
 ABSL_FLAG(std::string, backend, "",
-          "pooled mode: deflate backend, zlib | libdeflate | isal (empty: "
-          "the library's default)");
-ABSL_FLAG(int, level, -1,
-          "pooled mode: the backend's level (zlib 0-9, libdeflate 0-12, "
-          "isal 0-3); -1: its default");
-ABSL_FLAG(int, max_receive_mib, 0,
-          "largest request in MiB; 0: gRPC's default (4 MiB)");
+          "pooled mode: zlib | libdeflate | isal (empty: the default)");
+ABSL_FLAG(int, level, -1, "pooled mode: the backend's level; -1: default");
+ABSL_FLAG(int, max_receive_mib, 0, "largest request in MiB; 0: gRPC's 4");
 ABSL_FLAG(int, metrics_port, 0,
-          "serve Prometheus metrics on http://127.0.0.1:PORT/metrics; 0: "
-          "off, -1: a free port");
+          "serve Prometheus metrics on 127.0.0.1:PORT; 0: off, -1: any port");
+
+using pooled_gzip::echo::EchoRequest;
+using pooled_gzip::echo::EchoResponse;
 
 namespace {
 
-// The Prometheus endpoint behind --metrics_port.
-class MetricsEndpoint {
- public:
-#ifdef POOLED_GZIP_ECHO_METRICS
-  static constexpr bool kAvailable = true;
-#else
-  static constexpr bool kAvailable = false;
-#endif
+// "gzip", "deflate", "identity" or "none" as gRPC's enum.
+bool ParseAlgorithm(const std::string& name, grpc_compression_algorithm* out) {
+  const std::string grpc_name = name == "none" ? "identity" : name;
+  return grpc_compression_algorithm_parse(
+             grpc_slice_from_static_buffer(grpc_name.data(), grpc_name.size()),
+             out) != 0;
+}
 
-  // Serves /metrics on 127.0.0.1:`port` (-1: a free one) and returns the
-  // port it got; 0 after saying why on stderr.
-  int Start(int port) {
-#ifdef POOLED_GZIP_ECHO_METRICS
-    const std::string address =
-        "127.0.0.1:" + std::to_string(port < 0 ? 0 : port);
-    try {
-      exposer_ = std::make_unique<prometheus::Exposer>(address);
-    } catch (const std::exception& e) {
-      std::cerr << "cannot serve metrics on " << address << ": " << e.what()
-                << "\n";
-      return 0;
+// Echoes every payload back. A request's response_encoding picks the
+// algorithm of its call's responses, exactly as without pooled-gzip.
+class EchoService final : public pooled_gzip::echo::Echo::Service {
+  static grpc::Status PerCall(grpc::ServerContext* context,
+                              const EchoRequest& request) {
+    grpc_compression_algorithm algorithm;
+    if (request.response_encoding().empty()) return grpc::Status::OK;
+    if (!ParseAlgorithm(request.response_encoding(), &algorithm)) {
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              "unknown response_encoding: " + request.response_encoding()};
     }
-    collectable_ = pooled_gzip::CreateMetricsCollectable();
-    exposer_->RegisterCollectable(collectable_);
-    const std::vector<int> ports = exposer_->GetListeningPorts();
-    return ports.empty() ? 0 : ports.front();
-#else
-    (void)port;
-    return 0;
-#endif
+    context->set_compression_algorithm(algorithm);
+    return grpc::Status::OK;
   }
 
- private:
-#ifdef POOLED_GZIP_ECHO_METRICS
-  // The exposer holds the collectable weakly; it goes first.
-  std::shared_ptr<prometheus::Collectable> collectable_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
-#endif
+  grpc::Status Unary(grpc::ServerContext* context, const EchoRequest* request,
+                     EchoResponse* response) override {
+    response->set_payload(request->payload());
+    return PerCall(context, *request);
+  }
+  grpc::Status ServerStream(grpc::ServerContext* context,
+                            const EchoRequest* request,
+                            grpc::ServerWriter<EchoResponse>* writer) override {
+    if (grpc::Status s = PerCall(context, *request); !s.ok()) return s;
+    EchoResponse response;
+    response.set_payload(request->payload());
+    for (uint32_t i = 0; i < std::max(request->response_count(), 1u); ++i) {
+      if (!writer->Write(response)) break;
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status ClientStream(grpc::ServerContext* context,
+                            grpc::ServerReader<EchoRequest>* reader,
+                            EchoResponse* response) override {
+    EchoRequest request;
+    for (uint64_t n = 0; reader->Read(&request); ++n) {
+      grpc::Status s = n == 0 ? PerCall(context, request) : grpc::Status();
+      if (!s.ok()) return s;
+      response->set_received_messages(n + 1);
+      response->set_received_bytes(response->received_bytes() +
+                                   request.payload().size());
+      *response->mutable_payload() = std::move(*request.mutable_payload());
+    }
+    return grpc::Status::OK;
+  }
+  grpc::Status Bidi(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<EchoResponse, EchoRequest>* stream) override {
+    EchoRequest request;
+    EchoResponse response;
+    for (bool first = true; stream->Read(&request); first = false) {
+      grpc::Status s = first ? PerCall(context, request) : grpc::Status();
+      if (!s.ok()) return s;
+      *response.mutable_payload() = std::move(*request.mutable_payload());
+      if (!stream->Write(response)) break;
+    }
+    return grpc::Status::OK;
+  }
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   absl::ParseCommandLine(argc, argv);
-  pooled_gzip::echo::ServerOptions options;
-  options.address = "127.0.0.1:" + std::to_string(absl::GetFlag(FLAGS_port));
   const std::string mode = absl::GetFlag(FLAGS_mode);
-  if (mode != "pooled" && mode != "stock") {
-    std::cerr << "--mode must be pooled or stock\n";
+  const int metrics_port = absl::GetFlag(FLAGS_metrics_port);
+  grpc_compression_algorithm algorithm;
+  if ((mode != "pooled" && mode != "stock") ||
+      !ParseAlgorithm(absl::GetFlag(FLAGS_compression), &algorithm) ||
+      metrics_port < -1 || metrics_port > 65535) {
+    std::cerr << "bad --mode, --compression or --metrics_port\n";
     return 2;
   }
-  options.pooled = mode == "pooled";
-  if (!pooled_gzip::echo::ParseAlgorithm(absl::GetFlag(FLAGS_compression),
-                                         &options.default_algorithm)) {
-    std::cerr << "--compression must be gzip, deflate or none\n";
-    return 2;
-  }
-  // Process-wide: the core codec compresses every message of the process.
-  if (options.pooled) {
-    const absl::Status configured = pooled_gzip::echo::ConfigureFromFlags(
-        absl::GetFlag(FLAGS_backend), absl::GetFlag(FLAGS_level));
-    if (!configured.ok()) {
-      std::cerr << configured.message() << "\n";
-      return 2;
+  const bool pooled = mode == "pooled";
+
+  // Process-wide and optional: another backend or level for every message.
+  const std::string backend = absl::GetFlag(FLAGS_backend);
+  const int level = absl::GetFlag(FLAGS_level);
+  if (pooled && (!backend.empty() || level != pooled_gzip::kDefaultLevel)) {
+    pooled_gzip::Options options = pooled_gzip::GetOptions();
+    const auto parsed = pooled_gzip::ParseBackend(backend);
+    if (!backend.empty() && !parsed) return std::cerr << "bad --backend\n", 2;
+    if (parsed) options.backend = *parsed;
+    options.level = level;
+    if (const absl::Status s = pooled_gzip::Configure(options); !s.ok()) {
+      return std::cerr << s.message() << "\n", 2;
     }
   }
-  if (const int mib = absl::GetFlag(FLAGS_max_receive_mib); mib > 0) {
-    options.max_receive_message_bytes = mib << 20;
-  }
-  const int metrics_port = absl::GetFlag(FLAGS_metrics_port);
-  if (metrics_port < -1 || metrics_port > 65535) {
-    std::cerr << "--metrics_port must be -1..65535\n";
-    return 2;
-  }
-  if (metrics_port != 0 && !MetricsEndpoint::kAvailable) {
-    std::cerr << "--metrics_port: this build has no metrics (the "
-                 "pooled_gzip::prometheus component needs prometheus-cpp)\n";
-    return 2;
-  }
 
-  // Block the stop signals before gRPC starts its threads, so that only
-  // sigwait below receives them.
+  // Only sigwait below receives the stop signals: blocked before any thread
+  // (gRPC's, the exposer's) starts, so that they all inherit the mask.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  // After the mask: the exposer's threads inherit it.
-  MetricsEndpoint metrics;
-  int served_metrics_port = 0;
+#ifdef POOLED_GZIP_ECHO_METRICS
+  // The exposer holds the collectable weakly; it must outlive the exposer.
+  std::shared_ptr<prometheus::Collectable> collectable;
+  std::unique_ptr<prometheus::Exposer> exposer;
   if (metrics_port != 0) {
-    served_metrics_port = metrics.Start(metrics_port);
-    if (served_metrics_port == 0) return 1;
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(
+          "127.0.0.1:" + std::to_string(std::max(metrics_port, 0)));
+    } catch (const std::exception& e) {
+      return std::cerr << "cannot serve metrics: " << e.what() << "\n", 1;
+    }
+    collectable = pooled_gzip::CreateMetricsCollectable();
+    exposer->RegisterCollectable(collectable);
   }
+#else
+  if (metrics_port != 0) return std::cerr << "built without metrics\n", 2;
+#endif
 
-  pooled_gzip::echo::RunningServer running =
-      pooled_gzip::echo::StartEchoServer(options);
-  if (running.server == nullptr) {
-    std::cerr << "cannot listen on " << options.address << "\n";
-    return 1;
+  EchoService service;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(
+      "127.0.0.1:" + std::to_string(absl::GetFlag(FLAGS_port)),
+      grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  builder.SetDefaultCompressionAlgorithm(algorithm);
+  if (const int mib = absl::GetFlag(FLAGS_max_receive_mib); mib > 0) {
+    builder.SetMaxReceiveMessageSize(mib << 20);
   }
-  std::cout << "listening on 127.0.0.1:" << running.port << " (mode " << mode
-            << (options.pooled
-                    ? ", backend " + pooled_gzip::echo::CodecDescription()
-                    : std::string())
-            << ", default compression " << absl::GetFlag(FLAGS_compression)
+  if (pooled) pooled_gzip::EnableOnServer(builder);  // the one extra call
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr) return std::cerr << "cannot listen\n", 1;
+
+  const pooled_gzip::Options used = pooled_gzip::GetOptions();
+  std::cout << "listening on 127.0.0.1:" << port << " (mode " << mode;
+  if (pooled) {
+    std::cout << ", backend " << pooled_gzip::BackendName(used.backend)
+              << (used.level == pooled_gzip::kDefaultLevel
+                      ? std::string(" at its default level")
+                      : " level " + std::to_string(used.level));
+  }
+  std::cout << ", default compression " << absl::GetFlag(FLAGS_compression)
             << ", core codec "
             << (pooled_gzip::CoreCodecActive() ? "active" : "not active") << ")"
             << std::endl;
-  if (served_metrics_port != 0) {
-    std::cout << "metrics on http://127.0.0.1:" << served_metrics_port
-              << "/metrics" << std::endl;
+#ifdef POOLED_GZIP_ECHO_METRICS
+  if (exposer != nullptr) {
+    std::cout << "metrics on http://127.0.0.1:"
+              << exposer->GetListeningPorts().front() << "/metrics"
+              << std::endl;
   }
+#endif
 
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
-  running.server->Shutdown();
-  running.server->Wait();
+  server->Shutdown();
+  server->Wait();
   std::cout << "stopped by signal " << signal_number
             << "; pool: " << pooled_gzip::ToString(pooled_gzip::GetPoolStats())
             << std::endl;
-  for (const std::string& line : pooled_gzip::echo::TrafficLines()) {
-    std::cout << "traffic: " << line << std::endl;
+  for (const pooled_gzip::TrafficStats& row : pooled_gzip::GetTrafficStats()) {
+    std::cout << "traffic: " << (row.compressing ? "compress " : "decompress ")
+              << row.algorithm << " " << row.backend << ": " << row.messages
+              << " messages, " << row.declined_or_failed
+              << " declined or failed" << std::endl;
   }
   return 0;
 }

@@ -1,5 +1,5 @@
 // Shared by the fuzz targets: how they read their input, how they cut it into
-// pieces and chunks, and an independent reference decoder (plain zlib).
+// pieces and chunks, and how they judge the codec by plain zlib's answer.
 
 #ifndef POOLED_GZIP_FUZZ_FUZZ_SUPPORT_H_
 #define POOLED_GZIP_FUZZ_FUZZ_SUPPORT_H_
@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "codec/codec.h"
+#include "plain_zlib.h"
 #include "pooled_gzip/options.h"
 
 namespace pooled_gzip::fuzz {
@@ -73,20 +74,8 @@ class CappedSink final : public internal::ChunkSink {
 grpc::ByteBuffer FlaggedBuffer(absl::Span<const absl::string_view> pieces,
                                internal::Format format);
 
-// What plain zlib makes of `input`, producing at most `max_output` bytes.
-struct Reference {
-  enum class Outcome {
-    kStream,          // one complete stream, nothing after it
-    kTrailingBytes,   // a complete stream, then more bytes
-    kError,           // corrupt, truncated, or needs a dictionary
-    kOutputExceeded,  // produced max_output bytes without reaching the end
-  };
-  Outcome outcome;
-  std::string output;  // what was produced before stopping
-  size_t consumed;     // input bytes read before stopping
-};
-Reference ReferenceInflate(absl::string_view input, internal::Format format,
-                           size_t max_output);
+// What plain zlib makes of an input (testing/plain_zlib.h).
+using Reference = plain_zlib::Inflated;
 
 // What a decode through the codec answered.
 struct Result {

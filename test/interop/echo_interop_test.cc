@@ -19,7 +19,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "child_process.h"
-#include "echo_client_lib.h"
 #include "echo_wire_checks.h"
 #include "peer_payload.h"
 #include "peers.h"
@@ -67,8 +66,8 @@ std::string ExpectedBackend() {
   return std::string(BackendName(Options().backend));
 }
 
-// Reads the "traffic:" lines the pooled programs print (TrafficLines in
-// echo_client_lib.h): `algorithm` must have been compressed by the expected
+// Reads the "traffic:" lines the pooled programs print (one per
+// GetTrafficStats() row): `algorithm` must have been compressed by the expected
 // backend, and no other backend may have touched a message.
 void ExpectBackendTookEffect(const std::string& output,
                              const std::string& algorithm) {
@@ -124,15 +123,8 @@ TEST_P(EchoInteropTest, EchoesAndCompressesAsExpectedOnTheWire) {
     expectation.requests = pooled;
     expectation.responses = PeerSends(peer, role, algorithm);
   }
-  // The example client (pooled, or stock C++ as a peer) sends the example's
-  // payloads; the other peers send the suite's own.
-  if (peer_client && peer != Peer::kStockCpp) {
-    expectation.payload = PeerPayload;
-  } else {
-    expectation.payload = [](size_t size, int seed) {
-      return echo::MakePayload(size, seed);
-    };
-  }
+  // Every client sends the suite's payload, the example client included.
+  expectation.payload = PeerPayload;
 
   std::string pooled_output;  // of the pooled program
   for (const Command& client : clients) {
@@ -182,14 +174,14 @@ TEST(PooledPairOnCoreCodec, BothProcessesRecycleWritersAndReaders) {
   Command server_command = PooledEchoServer("gzip");
   server_command.push_back("--backend=zlib");
   server_command.push_back("--level=2");
-  absl::StatusOr<std::unique_ptr<ChildProcess>> server =
-      ChildProcess::Start(server_command);
+  absl::StatusOr<std::unique_ptr<support::ChildProcess>> server =
+      support::ChildProcess::Start(server_command);
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<int> port = (*server)->WaitForListeningPort(absl::Seconds(30));
   ASSERT_TRUE(port.ok()) << port.status();
-  absl::StatusOr<std::unique_ptr<ChildProcess>> client =
-      ChildProcess::Start(PooledEchoLoad(absl::StrCat("127.0.0.1:", *port),
-                                         "gzip", "bidi", 1024, kMessages));
+  absl::StatusOr<std::unique_ptr<support::ChildProcess>> client =
+      support::ChildProcess::Start(PooledEchoLoad(
+          absl::StrCat("127.0.0.1:", *port), "gzip", "bidi", 1024, kMessages));
   ASSERT_TRUE(client.ok()) << client.status();
   absl::StatusOr<int> exit_code = (*client)->WaitForExit(absl::Seconds(120));
   ASSERT_TRUE(exit_code.ok()) << exit_code.status();

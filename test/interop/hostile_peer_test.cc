@@ -74,8 +74,8 @@ Target RawModeTarget() {
 class HostilePeerTest : public testing::TestWithParam<Target> {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<ChildProcess>> server =
-        ChildProcess::Start(GetParam().server);
+    absl::StatusOr<std::unique_ptr<support::ChildProcess>> server =
+        support::ChildProcess::Start(GetParam().server);
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
     absl::StatusOr<int> port = server_->WaitForListeningPort(kStartTimeout);
@@ -89,7 +89,7 @@ class HostilePeerTest : public testing::TestWithParam<Target> {
 
   std::string CompressedRequest() {
     absl::StatusOr<std::string> compressed =
-        PlainCompress("gzip", GetParam().request);
+        plain_zlib::Deflate(GetParam().request, "gzip");
     EXPECT_TRUE(compressed.ok());
     return compressed.value_or("");
   }
@@ -139,7 +139,7 @@ class HostilePeerTest : public testing::TestWithParam<Target> {
     ExpectServed(fresh->get());
   }
 
-  std::unique_ptr<ChildProcess> server_;
+  std::unique_ptr<support::ChildProcess> server_;
   int port_ = 0;
   std::unique_ptr<RawHttp2Client> client_;
 };
@@ -148,7 +148,8 @@ TEST_P(HostilePeerTest, CorruptGzipBodyFailsAndServerGoesOn) {
   std::string corrupt = CompressedRequest();
   // Keep the 10-byte gzip header, scramble the deflate data and trailer.
   for (size_t i = 10; i < corrupt.size(); ++i) corrupt[i] ^= 0x5a;
-  ASSERT_FALSE(PlainInflate("gzip", corrupt).ok()) << "not corrupt enough";
+  ASSERT_FALSE(plain_zlib::InflateOne(corrupt, "gzip").ok())
+      << "not corrupt enough";
   ExpectRejected(GrpcFrame(true, corrupt));
   ExpectStillServing();
 }
@@ -156,7 +157,7 @@ TEST_P(HostilePeerTest, CorruptGzipBodyFailsAndServerGoesOn) {
 TEST_P(HostilePeerTest, TruncatedGzipBodyFailsAndServerGoesOn) {
   const std::string compressed = CompressedRequest();
   const std::string truncated = compressed.substr(0, compressed.size() / 2);
-  ASSERT_FALSE(PlainInflate("gzip", truncated).ok());
+  ASSERT_FALSE(plain_zlib::InflateOne(truncated, "gzip").ok());
   ExpectRejected(GrpcFrame(true, truncated));
   ExpectStillServing();
 }

@@ -14,8 +14,9 @@ namespace {
 class PeerInstalledTest : public testing::TestWithParam<Peer> {};
 
 TEST_P(PeerInstalledTest, EchoServerStarts) {
-  absl::StatusOr<std::unique_ptr<ChildProcess>> server =
-      ChildProcess::Start(PeerEchoServer(GetParam()), PeerEnvironment());
+  absl::StatusOr<std::unique_ptr<support::ChildProcess>> server =
+      support::ChildProcess::Start(PeerEchoServer(GetParam()),
+                                   PeerEnvironment());
   ASSERT_TRUE(server.ok()) << server.status();
   absl::StatusOr<int> port = (*server)->WaitForListeningPort(kStartTimeout);
   EXPECT_TRUE(port.ok()) << port.status()

@@ -63,7 +63,7 @@ class WireDecoderTest : public testing::TestWithParam<size_t> {};
 
 TEST_P(WireDecoderTest, SeesHeadersFlagsAndInflatedMessages) {
   const std::string message(5000, 'm');
-  const std::string gzip = PlainCompress("gzip", message).value();
+  const std::string gzip = plain_zlib::Deflate(message, "gzip").value();
   const std::string corrupt = gzip.substr(0, gzip.size() - 4) + "oops";
 
   HeaderEncoder client_headers;
@@ -148,16 +148,17 @@ TEST(WireDecoder, FlagWithoutEncodingAndCutMessagesAreReported) {
 TEST(PlainZlib, RoundTripsBothFormatsAndRejectsTheOther) {
   const std::string text = "pooled-gzip interop";
   for (const char* encoding : {"gzip", "deflate"}) {
-    absl::StatusOr<std::string> compressed = PlainCompress(encoding, text);
+    absl::StatusOr<std::string> compressed =
+        plain_zlib::Deflate(text, encoding);
     ASSERT_TRUE(compressed.ok());
-    EXPECT_EQ(PlainInflate(encoding, *compressed).value_or(""), text);
+    EXPECT_EQ(plain_zlib::InflateOne(*compressed, encoding).value_or(""), text);
     EXPECT_FALSE(
-        PlainInflate(std::string(encoding) == "gzip" ? "deflate" : "gzip",
-                     *compressed)
+        plain_zlib::InflateOne(
+            *compressed, std::string(encoding) == "gzip" ? "deflate" : "gzip")
             .ok());
-    EXPECT_FALSE(PlainInflate(encoding, *compressed + "x").ok());
+    EXPECT_FALSE(plain_zlib::InflateOne(*compressed + "x", encoding).ok());
   }
-  EXPECT_FALSE(PlainInflate("snappy", "x").ok());
+  EXPECT_FALSE(plain_zlib::InflateOne("x", "snappy").ok());
 }
 
 }  // namespace

@@ -7,22 +7,21 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "child_process.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
 #include "pool_at_rest.h"
 #include "pooled_gzip/pooled_gzip.h"
-
-extern char** environ;
 
 namespace pooled_gzip::reliability {
 namespace {
@@ -144,31 +143,22 @@ TEST_F(FaultsTest, DeadlineExpiresMidStream) {
 // Runs the abrupt client against `target` and kills it with SIGKILL once its
 // calls are all under way.
 void RunAndKillAbruptClient(const std::string& target, int streams) {
-  int out[2];
-  ASSERT_EQ(pipe(out), 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, out[0]);
-  const std::string streams_arg = std::to_string(streams);
-  char* const argv[] = {const_cast<char*>(POOLED_GZIP_ABRUPT_CLIENT),
-                        const_cast<char*>(target.c_str()),
-                        const_cast<char*>(streams_arg.c_str()), nullptr};
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  close(out[1]);
+  // Its stdout only: the readiness line must not mix with gRPC's logs.
+  support::ChildProcess::Options options;
+  options.capture_stderr = false;
+  absl::StatusOr<std::unique_ptr<support::ChildProcess>> client =
+      support::ChildProcess::Start(
+          {POOLED_GZIP_ABRUPT_CLIENT, target, std::to_string(streams)},
+          options);
+  ASSERT_TRUE(client.ok()) << client.status();
   // The readiness handshake: the child prints "ready" with every call open.
-  std::string line;
-  char c = 0;
-  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  close(out[0]);
-  EXPECT_EQ(line, "ready");
-  ASSERT_EQ(kill(pid, SIGKILL), 0);
-  int wait_status = 0;
-  ASSERT_EQ(waitpid(pid, &wait_status, 0), pid);
-  EXPECT_TRUE(WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGKILL)
-      << "the client exited by itself, status " << wait_status;
+  absl::StatusOr<std::string> line = (*client)->ReadLine(absl::Seconds(60));
+  EXPECT_EQ(line.value_or(line.status().ToString()), "ready");
+  ASSERT_TRUE((*client)->Signal(SIGKILL));
+  absl::StatusOr<int> exit_code = (*client)->WaitForExit(absl::Seconds(60));
+  ASSERT_TRUE(exit_code.ok()) << exit_code.status();
+  EXPECT_EQ(*exit_code, 128 + SIGKILL)
+      << "the client exited by itself, code " << *exit_code;
 }
 
 TEST_F(FaultsTest, AbruptClientDisconnects) {

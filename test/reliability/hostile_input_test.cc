@@ -13,6 +13,7 @@
 
 #include "echo_client_lib.h"
 #include "hostile_inputs.h"
+#include "plain_zlib.h"
 #include "pool_at_rest.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "process_memory.h"
@@ -72,7 +73,8 @@ class RawDecoderTest : public testing::TestWithParam<DecodeParam> {
   void ExpectStillDecodes() {
     const std::string message = Message(3000, 99);
     std::string out;
-    const grpc::Status status = Decode(PlainCompress(message, format()), &out);
+    const grpc::Status status =
+        Decode(plain_zlib::Deflate(message, format()), &out);
     ASSERT_TRUE(status.ok()) << status.error_message();
     EXPECT_EQ(out, message);
     ExpectNoContextOutstanding();
@@ -80,7 +82,7 @@ class RawDecoderTest : public testing::TestWithParam<DecodeParam> {
 };
 
 TEST_P(RawDecoderTest, CorruptBodyIsDataLoss) {
-  const std::string good = PlainCompress(Message(4096), format());
+  const std::string good = plain_zlib::Deflate(Message(4096), format());
   int failures = 0;
   // Past gzip's 10-byte header (whose mtime and OS bytes nobody checks),
   // each flipped byte breaks the deflate data or a checksum.
@@ -99,7 +101,7 @@ TEST_P(RawDecoderTest, CorruptBodyIsDataLoss) {
 }
 
 TEST_P(RawDecoderTest, EveryTruncationIsDataLoss) {
-  const std::string good = PlainCompress(Message(600), format());
+  const std::string good = plain_zlib::Deflate(Message(600), format());
   for (size_t length = 0; length < good.size(); ++length) {
     std::string out;
     const grpc::Status status = Decode(good.substr(0, length), &out);
@@ -115,7 +117,7 @@ TEST_P(RawDecoderTest, WrongFormatIsDataLoss) {
   const std::string message = Message(2048);
   std::string out;
   const grpc::Status status =
-      Decode(PlainCompress(message, OtherFormat(format())), &out);
+      Decode(plain_zlib::Deflate(message, OtherFormat(format())), &out);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS)
       << status.error_message();
   EXPECT_TRUE(out.empty());
@@ -123,7 +125,7 @@ TEST_P(RawDecoderTest, WrongFormatIsDataLoss) {
 }
 
 TEST_P(RawDecoderTest, GarbageAndTrailingBytesAreDataLoss) {
-  const std::string good = PlainCompress(Message(1024), format());
+  const std::string good = plain_zlib::Deflate(Message(1024), format());
   const std::vector<std::string> hostile = {
       "",
       "not compressed at all",
@@ -146,8 +148,9 @@ TEST_P(RawDecoderTest, GarbageAndTrailingBytesAreDataLoss) {
 
 TEST_P(RawDecoderTest, UnknownAlgorithmIsInvalidArgument) {
   std::string out;
-  const grpc::Status status = Decode(PlainCompress(Message(100), format()),
-                                     GRPC_COMPRESS_ALGORITHMS_COUNT, &out);
+  const grpc::Status status =
+      Decode(plain_zlib::Deflate(Message(100), format()),
+             GRPC_COMPRESS_ALGORITHMS_COUNT, &out);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
 }
 
@@ -243,7 +246,7 @@ TEST(HostileOverTheWire, EachFailsItsCallAndTheServerKeepsServing) {
       grpc::CreateChannel(raw.target(), grpc::InsecureChannelCredentials());
   const std::string message = Message(8192);
   for (Format format : {Format::kGzip, Format::kZlib}) {
-    const std::string good = PlainCompress(message, format);
+    const std::string good = plain_zlib::Deflate(message, format);
     std::string corrupt = good;
     corrupt[good.size() / 2] = static_cast<char>(corrupt[good.size() / 2] ^ 1);
     struct Case {
@@ -253,7 +256,7 @@ TEST(HostileOverTheWire, EachFailsItsCallAndTheServerKeepsServing) {
     const std::vector<Case> cases = {
         {"corrupt", corrupt},
         {"truncated", good.substr(0, good.size() - 3)},
-        {"wrong format", PlainCompress(message, OtherFormat(format))},
+        {"wrong format", plain_zlib::Deflate(message, OtherFormat(format))},
         {"trailing bytes", good + "!"},
         {"not compressed", message},
     };

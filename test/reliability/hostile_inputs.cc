@@ -1,11 +1,10 @@
 #include "hostile_inputs.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
 
+#include "plain_zlib.h"
 #include "process_memory.h"
 #include "raw_echo.h"
 #include "seam/byte_buffer_access.h"
@@ -14,8 +13,6 @@ namespace pooled_gzip::reliability {
 namespace {
 
 using internal::Format;
-
-int WindowBits(Format format) { return format == Format::kGzip ? 31 : 15; }
 
 // A protobuf length-delimited field 1 header: tag, then varint length.
 std::string PayloadFieldHeader(size_t length) {
@@ -29,54 +26,23 @@ std::string PayloadFieldHeader(size_t length) {
   return header;
 }
 
-// Streams input through deflate, appending to `out`.
-void Deflate(z_stream* stream, absl::string_view input, int flush,
-             std::string* out) {
-  stream->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
-  stream->avail_in = static_cast<uInt>(input.size());
-  char buffer[64 * 1024];
-  do {
-    stream->next_out = reinterpret_cast<Bytef*>(buffer);
-    stream->avail_out = sizeof(buffer);
-    const int result = deflate(stream, flush);
-    if (result == Z_STREAM_ERROR) std::abort();
-    out->append(buffer, sizeof(buffer) - stream->avail_out);
-  } while (stream->avail_out == 0);
-}
-
 }  // namespace
 
 std::string ZeroBomb(size_t zeros, Format format) {
-  z_stream stream{};
   // Z_RLE finds the same 258-byte runs as the default strategy at half the
   // time; the result is the same size.
-  if (deflateInit2(&stream, 9, Z_DEFLATED, WindowBits(format), 8, Z_RLE) !=
-      Z_OK) {
-    std::abort();
-  }
-  std::string out;
-  Deflate(&stream, PayloadFieldHeader(zeros), Z_NO_FLUSH, &out);
+  plain_zlib::DeflateOptions options;
+  options.level = 9;
+  options.strategy = Z_RLE;
+  plain_zlib::Deflater deflater(format, options);
+  deflater.Write(PayloadFieldHeader(zeros));
   const std::vector<char> block(1 << 20, '\0');
   while (zeros > 0) {
     const size_t n = std::min(zeros, block.size());
-    Deflate(&stream, absl::string_view(block.data(), n), Z_NO_FLUSH, &out);
+    deflater.Write(absl::string_view(block.data(), n));
     zeros -= n;
   }
-  Deflate(&stream, "", Z_FINISH, &out);
-  deflateEnd(&stream);
-  return out;
-}
-
-std::string PlainCompress(absl::string_view data, Format format) {
-  z_stream stream{};
-  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED,
-                   WindowBits(format), 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    std::abort();
-  }
-  std::string out;
-  Deflate(&stream, data, Z_FINISH, &out);
-  deflateEnd(&stream);
-  return out;
+  return deflater.Finish();
 }
 
 grpc::ByteBuffer FlaggedBuffer(absl::string_view bytes,

@@ -1,6 +1,6 @@
-// Hostile compressed messages, made with plain zlib (independent of the code
-// under test), the raw-mode buffers that carry them, and a call that sends
-// one.
+// Hostile compressed messages, made with plain zlib (testing/plain_zlib.h,
+// independent of the code under test), the raw-mode buffers that carry
+// them, and a call that sends one.
 
 #ifndef POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
 #define POOLED_GZIP_TEST_RELIABILITY_HOSTILE_INPUTS_H_
@@ -28,9 +28,6 @@ inline constexpr size_t kGiB = size_t{1} << 30;
 // serialized EchoRequest, so that a typed server that inflated the whole
 // thing would also have a message it could parse.
 std::string ZeroBomb(size_t zeros, internal::Format format);
-
-// `data` compressed by plain zlib in `format`.
-std::string PlainCompress(absl::string_view data, internal::Format format);
 
 // A buffer as gRPC hands it over in raw mode: `bytes` in slices of at most
 // `slice_bytes`, marked as still compressed with `algorithm`.

@@ -27,7 +27,7 @@
 namespace pooled_gzip::reliability {
 namespace {
 
-using interop::ChildProcess;
+using support::ChildProcess;
 
 constexpr absl::Duration kChildTimeout = absl::Seconds(60);
 constexpr char kTooLarge[] = "Received message larger than max (";

@@ -34,8 +34,10 @@
 #include "codec/libdeflate_backend.h"
 #include "codec/zlib_backend.h"
 #include "gtest/gtest.h"
+#include "plain_zlib.h"
 #include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
+#include "random_inputs.h"
 
 namespace pooled_gzip {
 
@@ -56,6 +58,9 @@ constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
                                  Backend::kIsal};
 constexpr Format kFormats[] = {Format::kGzip, Format::kZlib};
 
+using payloads::RandomBytes;
+using payloads::TextLike;
+
 struct LevelRange {
   int min;
   int max;
@@ -74,78 +79,7 @@ LevelRange LevelsOf(Backend backend) {
 }
 
 // ---------------------------------------------------------------------------
-// Plain zlib, independent of the code under test.
-
-int WindowBits(Format format) { return format == Format::kGzip ? 31 : 15; }
-
-// With an optional gzip header of our choosing (deflateSetHeader).
-std::string PlainDeflate(absl::string_view data, Format format, int level = 6,
-                         gz_header* header = nullptr) {
-  z_stream stream{};
-  EXPECT_EQ(deflateInit2(&stream, level, Z_DEFLATED, WindowBits(format), 8,
-                         Z_DEFAULT_STRATEGY),
-            Z_OK);
-  if (header != nullptr) {
-    EXPECT_EQ(deflateSetHeader(&stream, header), Z_OK);
-  }
-  std::string out(deflateBound(&stream, data.size()) + 1024, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(&out[0]);
-  stream.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
-
-// Inflates exactly one stream; false if `data` is not one complete stream.
-bool PlainInflate(absl::string_view data, Format format, std::string* out) {
-  z_stream stream{};
-  if (inflateInit2(&stream, WindowBits(format)) != Z_OK) return false;
-  out->clear();
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  std::vector<char> buffer(64 * kKiB);
-  int result = Z_OK;
-  while (result == Z_OK) {
-    stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
-    stream.avail_out = static_cast<uInt>(buffer.size());
-    result = inflate(&stream, Z_NO_FLUSH);
-    out->append(buffer.data(), buffer.size() - stream.avail_out);
-  }
-  const bool ok = result == Z_STREAM_END && stream.avail_in == 0;
-  inflateEnd(&stream);
-  return ok;
-}
-
-// ---------------------------------------------------------------------------
-// Payloads, slicing, sinks.
-
-// Words from a small vocabulary: compresses like real text.
-std::string TextLike(size_t size, uint32_t seed = 1) {
-  static constexpr const char* kWords[] = {
-      "the",  "quick",   "brown", "fox",     "jumps", "over",  "lazy",
-      "dog",  "message", "grpc",  "payload", "zlib",  "pool",  "context",
-      "gzip", "deflate", "a",     "of",      "and",   "stream"};
-  std::mt19937 random(seed);
-  std::uniform_int_distribution<size_t> pick(0, std::size(kWords) - 1);
-  std::string text;
-  text.reserve(size + 16);
-  while (text.size() < size) {
-    text += kWords[pick(random)];
-    text += random() % 13 == 0 ? '\n' : ' ';
-  }
-  text.resize(size);
-  return text;
-}
-
-std::string RandomBytes(size_t size, uint32_t seed = 42) {
-  std::mt19937 random(seed);
-  std::string bytes(size, '\0');
-  for (char& c : bytes) c = static_cast<char>(random() & 0xff);
-  return bytes;
-}
+// Slicing, sinks.
 
 enum class Slicing {
   kWhole,       // one piece
@@ -371,7 +305,7 @@ class BackendRoundTripTest : public testing::TestWithParam<RoundTripParam> {
     const std::string compressed = sink.out();
 
     std::string plain;
-    ASSERT_TRUE(PlainInflate(compressed, format(), &plain));
+    ASSERT_TRUE(plain_zlib::InflateOne(compressed, format(), &plain));
     ASSERT_TRUE(plain == data) << "plain zlib read back something else";
 
     // The compressed side cut the same way (1-byte pieces of big streams
@@ -478,7 +412,7 @@ TEST(BackendLargeTest, FourMiB) {
                                  Slice(text, slicing), &sink)
                         .ok());
         std::string plain;
-        ASSERT_TRUE(PlainInflate(sink.out(), format, &plain));
+        ASSERT_TRUE(plain_zlib::InflateOne(sink.out(), format, &plain));
         EXPECT_TRUE(plain == text);
         const std::vector<absl::string_view> pieces =
             Slice(sink.out(), slicing, 3);
@@ -507,7 +441,7 @@ TEST(BackendLevelsTest, EveryLevelRoundTrips) {
           const std::string compressed =
               Compressed(backend, format, level, data);
           std::string plain;
-          ASSERT_TRUE(PlainInflate(compressed, format, &plain));
+          ASSERT_TRUE(plain_zlib::InflateOne(compressed, format, &plain));
           EXPECT_TRUE(plain == data);
           const Answer back =
               DecompressWith(backend, format, {compressed}, data.size());
@@ -583,7 +517,7 @@ TEST(CrossDecodeTest, EveryBackendReadsEveryProducer) {
       for (const Producer& producer : producers) {
         const std::string compressed =
             producer.plain_zlib
-                ? PlainDeflate(data, format, producer.level)
+                ? plain_zlib::Deflate(data, format, producer.level)
                 : Compressed(producer.backend, format, producer.level, data);
         for (Backend reader : kBackends) {
           for (Slicing slicing : {Slicing::kWhole, Slicing::kRandomCuts}) {
@@ -626,8 +560,8 @@ TEST(CrossDecodeTest, GzipHeaderFields) {
     if (c.name) header.name = reinterpret_cast<Bytef*>(name.data());
     if (c.comment) header.comment = reinterpret_cast<Bytef*>(comment.data());
     header.hcrc = c.hcrc ? 1 : 0;
-    const std::string compressed =
-        PlainDeflate(data, Format::kGzip, 6, &header);
+    const std::string compressed = plain_zlib::Deflate(
+        data, Format::kGzip, {6, Z_DEFAULT_STRATEGY, &header, {}});
     ASSERT_NE(compressed[3], 0) << "the header has no optional field";
     for (Backend reader : kBackends) {
       for (Slicing slicing :
@@ -665,7 +599,7 @@ TEST(CrossDecodeTest, FastPathsTakePlainStreamsAndZlibTheRest) {
           internal::NewInflater({backend, format});
       ASSERT_NE(inflater, nullptr);
       const size_t fresh = inflater->HeapBytes();
-      const std::string compressed = PlainDeflate(data, format);
+      const std::string compressed = plain_zlib::Deflate(data, format);
       TestSink sink;
       ASSERT_TRUE(inflater->Inflate({compressed}, kNoLimit, &sink).ok());
       EXPECT_TRUE(sink.out() == data);
@@ -686,7 +620,8 @@ TEST(CrossDecodeTest, FastPathsTakePlainStreamsAndZlibTheRest) {
     gz_header header{};
     std::string name = "n";
     header.name = reinterpret_cast<Bytef*>(name.data());
-    const std::string named = PlainDeflate(data, Format::kGzip, 6, &header);
+    const std::string named = plain_zlib::Deflate(
+        data, Format::kGzip, {6, Z_DEFAULT_STRATEGY, &header, {}});
     std::unique_ptr<internal::Inflater> inflater =
         internal::NewInflater({backend, Format::kGzip});
     const size_t fresh = inflater->HeapBytes();
@@ -702,7 +637,7 @@ TEST(CrossDecodeTest, FastPathsTakePlainStreamsAndZlibTheRest) {
 TEST(ZlibFallbackTest, ResumesAfterCommittedOutputAndInTheOpenChunk) {
   const std::string data = TextLike(300 * kKiB, 24);
   for (Format format : kFormats) {
-    const std::string compressed = PlainDeflate(data, format);
+    const std::string compressed = plain_zlib::Deflate(data, format);
     for (size_t committed : {size_t{0}, size_t{1}, 70 * kKiB, data.size()}) {
       for (size_t open : {size_t{0}, size_t{1}, size_t{5000}}) {
         // A decoder never opens a chunk past limit + 1.
@@ -790,7 +725,7 @@ TEST_P(HostileInputTest, GarbageAndEmptyInput) {
         << BackendName(reader);
   }
   ExpectSameAsZlib(format(), {garbage}, kNoLimit, "garbage");
-  const std::string other = PlainDeflate(
+  const std::string other = plain_zlib::Deflate(
       "x", format() == Format::kGzip ? Format::kZlib : Format::kGzip);
   ExpectSameAsZlib(format(), {other}, kNoLimit, "wrong format");
 }
@@ -1216,8 +1151,8 @@ TEST(StrictDecodeTest, TheCasesProbeRealLeniencies) {
         << c.name << ": " << BackendName(c.lenient)
         << " no longer takes it; the case tests nothing";
     std::string plain;
-    EXPECT_FALSE(PlainInflate(Wrap(Format::kGzip, c.body, c.output),
-                              Format::kGzip, &plain))
+    EXPECT_FALSE(plain_zlib::InflateOne(Wrap(Format::kGzip, c.body, c.output),
+                                        Format::kGzip, &plain))
         << c.name << ": plain zlib takes it";
   }
 }
@@ -1367,8 +1302,8 @@ TEST(BombTest, BuiltAsZlibWouldBuildIt) {
   // The same construction, small enough to read whole.
   for (Format format : kFormats) {
     std::string plain;
-    ASSERT_TRUE(
-        PlainInflate(ZerosBomb(format, DeflatedZeros(3), 3), format, &plain));
+    ASSERT_TRUE(plain_zlib::InflateOne(ZerosBomb(format, DeflatedZeros(3), 3),
+                                       format, &plain));
     EXPECT_EQ(plain, std::string(3 * kMiB, '\0'));
   }
 }
@@ -1427,7 +1362,7 @@ TEST(CompressLimitTest, IncompressibleStopsAndTheDeflaterStaysPooled) {
       const std::string again =
           Compressed(backend, format, kDefaultLevel, text);
       std::string plain;
-      ASSERT_TRUE(PlainInflate(again, format, &plain));
+      ASSERT_TRUE(plain_zlib::InflateOne(again, format, &plain));
       EXPECT_TRUE(plain == text);
       EXPECT_EQ(GetPoolStats().writers.created, created);
       EXPECT_EQ(GetPoolStats().writers.discarded, discarded);
@@ -1499,7 +1434,7 @@ TEST(IsalTrapTest, EveryMessageOfAReusedDeflaterHasItsHeader) {
               << "message " << message << " level " << level;
         }
         std::string plain;
-        EXPECT_TRUE(PlainInflate(out, format, &plain))
+        EXPECT_TRUE(plain_zlib::InflateOne(out, format, &plain))
             << "message " << message << " level " << level;
         EXPECT_TRUE(plain == text);
         // As the pool does between messages, but only every other time:
@@ -1521,7 +1456,7 @@ TEST(IsalTrapTest, ThroughThePool) {
         Compressed(Backend::kIsal, Format::kGzip, kDefaultLevel, text);
     EXPECT_EQ(out.substr(0, 2), "\x1f\x8b") << "message " << message;
     std::string plain;
-    EXPECT_TRUE(PlainInflate(out, Format::kGzip, &plain));
+    EXPECT_TRUE(plain_zlib::InflateOne(out, Format::kGzip, &plain));
   }
   EXPECT_EQ(GetPoolStats().writers.created, created) << "not reused";
 }
@@ -1609,7 +1544,7 @@ TEST(HeapBytesTest, LibdeflateBuffersAreKeptUpToTwoMiB) {
     ASSERT_TRUE(deflater->Reset());
     EXPECT_EQ(deflater->HeapBytes(), fresh) << "3 MiB buffers were kept";
     std::string plain;
-    ASSERT_TRUE(PlainInflate(sink.out(), Format::kGzip, &plain));
+    ASSERT_TRUE(plain_zlib::InflateOne(sink.out(), Format::kGzip, &plain));
     EXPECT_TRUE(plain == big + "x");
   }
 }

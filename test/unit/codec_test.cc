@@ -19,7 +19,9 @@
 #include "absl/types/span.h"
 #include "codec/zlib_backend.h"
 #include "gtest/gtest.h"
+#include "plain_zlib.h"
 #include "pooled_gzip/pool_stats.h"
+#include "random_inputs.h"
 
 namespace pooled_gzip::internal {
 // Found by ADL for the parameterised tests' names.
@@ -31,86 +33,9 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * 1024;
 constexpr size_t kNoLimit = ~size_t{0};
 
-// Deflates all of `data` with Z_FINISH on an initialised stream, then ends
-// the stream. `header_room` is room deflateBound does not count for a custom
-// gzip header.
-std::string FinishDeflate(z_stream* stream, absl::string_view data,
-                          size_t header_room = 0) {
-  std::string out(deflateBound(stream, data.size()) + header_room, '\0');
-  stream->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream->avail_in = static_cast<uInt>(data.size());
-  stream->next_out = reinterpret_cast<Bytef*>(&out[0]);
-  stream->avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(stream, Z_FINISH), Z_STREAM_END);
-  out.resize(stream->total_out);
-  deflateEnd(stream);
-  return out;
-}
-
-// Compresses with plain zlib, independent of the code under test.
-std::string PlainDeflate(absl::string_view data, Format format,
-                         int level = Z_DEFAULT_COMPRESSION,
-                         absl::string_view dictionary = {}) {
-  z_stream stream{};
-  const int window_bits = format == Format::kGzip ? 15 + 16 : 15;
-  EXPECT_EQ(deflateInit2(&stream, level, Z_DEFLATED, window_bits, 8,
-                         Z_DEFAULT_STRATEGY),
-            Z_OK);
-  if (!dictionary.empty()) {
-    EXPECT_EQ(deflateSetDictionary(
-                  &stream, reinterpret_cast<const Bytef*>(dictionary.data()),
-                  static_cast<uInt>(dictionary.size())),
-              Z_OK);
-  }
-  return FinishDeflate(&stream, data);
-}
-
-// Inflates exactly one stream with plain zlib; false if `data` is not one
-// complete stream.
-bool PlainInflate(absl::string_view data, Format format, std::string* out) {
-  z_stream stream{};
-  const int window_bits = format == Format::kGzip ? 15 + 16 : 15;
-  if (inflateInit2(&stream, window_bits) != Z_OK) return false;
-  out->clear();
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  char buffer[16 * 1024];
-  int result = Z_OK;
-  while (result == Z_OK) {
-    stream.next_out = reinterpret_cast<Bytef*>(buffer);
-    stream.avail_out = sizeof(buffer);
-    result = inflate(&stream, Z_NO_FLUSH);
-    out->append(buffer, sizeof(buffer) - stream.avail_out);
-  }
-  const bool ok = result == Z_STREAM_END && stream.avail_in == 0;
-  inflateEnd(&stream);
-  return ok;
-}
-
-// Words from a small vocabulary: compresses like real text.
-std::string TextLike(size_t size, uint32_t seed = 1) {
-  static constexpr const char* kWords[] = {
-      "the",  "quick",   "brown", "fox",     "jumps", "over",  "lazy",
-      "dog",  "message", "grpc",  "payload", "zlib",  "pool",  "context",
-      "gzip", "deflate", "a",     "of",      "and",   "stream"};
-  std::mt19937 random(seed);
-  std::uniform_int_distribution<size_t> pick(0, std::size(kWords) - 1);
-  std::string text;
-  text.reserve(size + 16);
-  while (text.size() < size) {
-    text += kWords[pick(random)];
-    text += random() % 13 == 0 ? '\n' : ' ';
-  }
-  text.resize(size);
-  return text;
-}
-
-std::string RandomBytes(size_t size, uint32_t seed = 42) {
-  std::mt19937 random(seed);
-  std::string bytes(size, '\0');
-  for (char& c : bytes) c = static_cast<char>(random() & 0xff);
-  return bytes;
-}
+using payloads::RandomBytes;
+using payloads::TextLike;
+using plain_zlib::Deflate;
 
 std::string Compressed(absl::string_view data, Format format,
                        int level = kDefaultLevel) {
@@ -245,12 +170,12 @@ TEST_P(RoundTripTest, OurCompressPlainInflate) {
   options.level = level();
   ASSERT_TRUE(CompressToString(payload(), options, &compressed).ok());
   std::string inflated;
-  ASSERT_TRUE(PlainInflate(compressed, format(), &inflated));
+  ASSERT_TRUE(plain_zlib::InflateOne(compressed, format(), &inflated));
   EXPECT_EQ(inflated, payload());
 }
 
 TEST_P(RoundTripTest, PlainDeflateOurDecompress) {
-  const std::string compressed = PlainDeflate(payload(), format(), level());
+  const std::string compressed = Deflate(payload(), format(), level());
   std::string inflated;
   const absl::Status status =
       DecompressToString(compressed, format(), payload().size(), &inflated);
@@ -285,10 +210,10 @@ TEST_P(RoundTripTest, SmallChunksBothWays) {
       Compress(absl::MakeConstSpan(&input, 1), options, &compressed).ok());
   EXPECT_FALSE(compressed.open());
   std::string inflated;
-  ASSERT_TRUE(PlainInflate(compressed.out(), format(), &inflated));
+  ASSERT_TRUE(plain_zlib::InflateOne(compressed.out(), format(), &inflated));
   EXPECT_EQ(inflated, payload());
 
-  const std::string plain = PlainDeflate(payload(), format(), level());
+  const std::string plain = Deflate(payload(), format(), level());
   const absl::string_view plain_view = plain;
   SmallChunkSink decompressed(4 * kKiB);
   const absl::Status status =
@@ -347,7 +272,7 @@ TEST_P(CodecTest, ManySmallPiecesIntoSmallChunks) {
   ASSERT_TRUE(Compress(pieces, options, &compressed).ok());
   EXPECT_GT(compressed.chunks(), 10);
   std::string inflated;
-  ASSERT_TRUE(PlainInflate(compressed.out(), format(), &inflated));
+  ASSERT_TRUE(plain_zlib::InflateOne(compressed.out(), format(), &inflated));
   EXPECT_EQ(inflated, data);
 
   // And back: the compressed stream in 7-byte pieces, out in 13-byte chunks.
@@ -372,7 +297,7 @@ TEST_P(CodecTest, EmptyPiecesAreSkipped) {
   StringSink sink(&compressed);
   ASSERT_TRUE(Compress(pieces, options, &sink).ok());
   std::string inflated;
-  ASSERT_TRUE(PlainInflate(compressed, format(), &inflated));
+  ASSERT_TRUE(plain_zlib::InflateOne(compressed, format(), &inflated));
   EXPECT_EQ(inflated, data);
 
   const absl::string_view view = compressed;
@@ -392,7 +317,7 @@ TEST_P(CodecTest, NoPiecesAtAll) {
   StringSink sink(&compressed);
   ASSERT_TRUE(Compress({}, options, &sink).ok());
   std::string inflated = "stale";
-  ASSERT_TRUE(PlainInflate(compressed, format(), &inflated));
+  ASSERT_TRUE(plain_zlib::InflateOne(compressed, format(), &inflated));
   EXPECT_EQ(inflated, "");
 }
 
@@ -406,9 +331,9 @@ TEST_P(CodecTest, LevelIsApplied) {
   EXPECT_LT(fast.size(), text.size() / 2);
   EXPECT_LE(best.size(), fast.size());
   // Same level and input: same bytes as plain zlib.
-  EXPECT_EQ(best, PlainDeflate(text, format(), 9));
+  EXPECT_EQ(best, Deflate(text, format(), 9));
   EXPECT_EQ(Compressed(text, format(), kDefaultLevel),
-            PlainDeflate(text, format(), Z_DEFAULT_COMPRESSION));
+            Deflate(text, format(), Z_DEFAULT_COMPRESSION));
 }
 
 TEST_P(CodecTest, InvalidLevelIsInvalidArgument) {
@@ -610,11 +535,11 @@ TEST_P(CodecTest, PooledContextsWorkWithSmallChunkSinks) {
     ASSERT_TRUE(
         Compress(absl::MakeConstSpan(&input, 1), options, &compressed).ok());
     std::string inflated;
-    ASSERT_TRUE(PlainInflate(compressed.out(), format(), &inflated))
+    ASSERT_TRUE(plain_zlib::InflateOne(compressed.out(), format(), &inflated))
         << "call " << i;
     EXPECT_EQ(inflated, data) << "call " << i;
 
-    const std::string plain = PlainDeflate(data, format());
+    const std::string plain = Deflate(data, format());
     const absl::string_view plain_view = plain;
     SmallChunkSink decompressed(100 + i * 37);
     ASSERT_TRUE(Decompress(absl::MakeConstSpan(&plain_view, 1), format(),
@@ -697,7 +622,8 @@ TEST_P(CodecTest, FormatsAndLevelsUseSeparateContexts) {
       for (int level : {-1, 0, 1, 9}) {
         const std::string data = TextLike(2000, round * 10 + level + 1);
         std::string inflated;
-        ASSERT_TRUE(PlainInflate(Compressed(data, f, level), f, &inflated))
+        ASSERT_TRUE(
+            plain_zlib::InflateOne(Compressed(data, f, level), f, &inflated))
             << FormatName(f) << " level " << level << " round " << round;
         EXPECT_EQ(inflated, data);
       }
@@ -717,7 +643,7 @@ TEST_P(CodecTest, SmallMessageIsOneChunk) {
     ASSERT_TRUE(Compress(absl::MakeConstSpan(&input, 1), options, &sink).ok());
     EXPECT_EQ(sink.chunks(), 1) << size;
     std::string inflated;
-    ASSERT_TRUE(PlainInflate(sink.out(), format(), &inflated));
+    ASSERT_TRUE(plain_zlib::InflateOne(sink.out(), format(), &inflated));
     EXPECT_EQ(inflated, data);
   }
 }
@@ -725,10 +651,6 @@ TEST_P(CodecTest, SmallMessageIsOneChunk) {
 TEST(CodecMiscTest, GzipHeaderWithNameAndCommentDecodes) {
   // What the gzip tool writes: a file name and more in the header.
   const std::string data = TextLike(3 * kKiB, 31);
-  z_stream stream{};
-  ASSERT_EQ(
-      deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
-      Z_OK);
   char name[] = "payload.txt";
   char comment[] = "made by plain zlib";
   gz_header header{};
@@ -736,9 +658,8 @@ TEST(CodecMiscTest, GzipHeaderWithNameAndCommentDecodes) {
   header.comment = reinterpret_cast<Bytef*>(comment);
   header.hcrc = 1;
   header.os = 3;
-  ASSERT_EQ(deflateSetHeader(&stream, &header), Z_OK);
   const std::string compressed =
-      FinishDeflate(&stream, data, /*header_room=*/64);
+      Deflate(data, Format::kGzip, {6, Z_DEFAULT_STRATEGY, &header, {}});
 
   std::string out;
   const absl::Status status =
@@ -751,8 +672,8 @@ TEST(CodecMiscTest, PresetDictionaryIsDataLoss) {
   // A zlib stream that needs a dictionary cannot be read by gRPC peers.
   const std::string data = TextLike(2 * kKiB, 32);
   const std::string dictionary = TextLike(512, 33);
-  const std::string compressed =
-      PlainDeflate(data, Format::kZlib, 6, dictionary);
+  const std::string compressed = Deflate(
+      data, Format::kZlib, {6, Z_DEFAULT_STRATEGY, nullptr, dictionary});
 
   const PoolStats before = GetPoolStats();
   std::string out;

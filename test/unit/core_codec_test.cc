@@ -106,18 +106,14 @@ std::string Words(size_t size, uint32_t seed) {
   return payloads::Make(payloads::Kind::kWords, size, seed);
 }
 
-std::string RandomBytes(size_t size, uint32_t seed) {
-  return payloads::Make(payloads::Kind::kRandom, size, seed);
-}
-
 std::vector<std::string> Messages() {
   std::vector<std::string> messages = {"", "x", std::string(100, 'a')};
   for (size_t size : {6, 7, 8, 18, 19, 20, 21, 22, 25, 40, 1000, 1024, 16384,
                       65536, 200000}) {
     messages.push_back(Words(size, static_cast<uint32_t>(size)));
   }
-  messages.push_back(RandomBytes(1024, 1));
-  messages.push_back(RandomBytes(70000, 2));
+  messages.push_back(payloads::Make(payloads::Kind::kRandom, 1024, 1));
+  messages.push_back(payloads::Make(payloads::Kind::kRandom, 70000, 2));
   messages.push_back(std::string(256 << 10, '\0'));
   return messages;
 }

@@ -1,7 +1,6 @@
-// The payload the suite's Go, Node and Python peer clients send: simple
-// enough to write identically in four languages (unlike the example
-// client's MakePayload, which rests on std::mt19937 and libstdc++'s
-// distributions), and compressible like text.
+// The payload every client of the suite sends (the Go, Node and Python
+// peers and the example client, examples/echo_client.cc): simple enough to
+// write identically in four languages, and compressible like text.
 
 #ifndef POOLED_GZIP_TEST_INTEROP_HARNESS_PEER_PAYLOAD_H_
 #define POOLED_GZIP_TEST_INTEROP_HARNESS_PEER_PAYLOAD_H_

@@ -7,8 +7,8 @@ namespace pooled_gzip::interop {
 
 absl::StatusOr<std::unique_ptr<RelayedServer>> RelayedServer::Start(
     const Command& server) {
-  absl::StatusOr<std::unique_ptr<ChildProcess>> process =
-      ChildProcess::Start(server, PeerEnvironment());
+  absl::StatusOr<std::unique_ptr<support::ChildProcess>> process =
+      support::ChildProcess::Start(server, PeerEnvironment());
   if (!process.ok()) return process.status();
   absl::StatusOr<int> port = (*process)->WaitForListeningPort(kStartTimeout);
   if (!port.ok()) return port.status();
@@ -24,8 +24,8 @@ std::string RelayedServer::target() const {
 
 absl::Status RelayedServer::RunClient(const Command& client,
                                       std::string* output) {
-  absl::StatusOr<std::unique_ptr<ChildProcess>> process =
-      ChildProcess::Start(client, PeerEnvironment());
+  absl::StatusOr<std::unique_ptr<support::ChildProcess>> process =
+      support::ChildProcess::Start(client, PeerEnvironment());
   if (!process.ok()) return process.status();
   absl::StatusOr<int> code = (*process)->WaitForExit(kClientTimeout);
   if (output != nullptr) *output = (*process)->output();

@@ -38,18 +38,18 @@ class RelayedServer {
   // it could not follow.
   absl::StatusOr<std::vector<StreamRecord>> CollectStreams();
 
-  const ChildProcess& server() const { return *server_; }
+  const support::ChildProcess& server() const { return *server_; }
 
   // Stops the server and returns everything it printed, including what it
   // reports on the way out.
   const std::string& StopServer();
 
  private:
-  RelayedServer(std::unique_ptr<ChildProcess> server,
+  RelayedServer(std::unique_ptr<support::ChildProcess> server,
                 std::unique_ptr<WireRelay> relay)
       : server_(std::move(server)), relay_(std::move(relay)) {}
 
-  std::unique_ptr<ChildProcess> server_;
+  std::unique_ptr<support::ChildProcess> server_;
   std::unique_ptr<WireRelay> relay_;
 };
 

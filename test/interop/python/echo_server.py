@@ -1,6 +1,6 @@
 """Echo server on Python grpcio for the interop suite.
 
-The semantics of examples/echo_service.cc, with responses compressed as each
+The semantics of examples/echo_server.cc, with responses compressed as each
 request's response_encoding asks (ServicerContext.set_compression).
 
   /usr/bin/python3 echo_server.py --gen_dir=DIR --port=0

@@ -171,7 +171,8 @@ void ConnectionDecoder::OnData(Direction direction, const Frame& frame) {
       if (encoding.empty() || encoding == "identity") {
         message.error = "compressed flag set on a call without grpc-encoding";
       } else {
-        absl::StatusOr<std::string> inflated = PlainInflate(encoding, body);
+        absl::StatusOr<std::string> inflated =
+            plain_zlib::InflateOne(body, encoding);
         if (inflated.ok()) {
           message.bytes = *std::move(inflated);
         } else {

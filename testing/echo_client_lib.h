@@ -1,8 +1,8 @@
 // Drives the echo service: channels in either mode, payloads, and a load
-// loop that measures round trips. Shared by the example client and tests.
+// loop that measures round trips. Shared by the tests and benchmarks.
 
-#ifndef POOLED_GZIP_EXAMPLES_ECHO_CLIENT_LIB_H_
-#define POOLED_GZIP_EXAMPLES_ECHO_CLIENT_LIB_H_
+#ifndef POOLED_GZIP_TESTING_ECHO_CLIENT_LIB_H_
+#define POOLED_GZIP_TESTING_ECHO_CLIENT_LIB_H_
 
 #include <grpcpp/channel.h>
 
@@ -11,38 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "echo.grpc.pb.h"
 #include "payloads.h"
-#include "pooled_gzip/options.h"
 
 namespace pooled_gzip::echo {
 
 enum class Mode { kPooled, kStock };
+// The echo service's four kinds of call; the benchmarks measure two.
 enum class Rpc { kUnary, kServerStream, kClientStream, kBidi };
 
-bool ParseMode(const std::string& name, Mode* mode);
+// "unary", "server_stream", "client_stream", "bidi", and back.
 bool ParseRpc(const std::string& name, Rpc* rpc);
 const char* RpcName(Rpc rpc);
-
-// Parses "zlib", "libdeflate" or "isal".
-
-// The --backend and --level flags of the example programs: calls
-// pooled_gzip::Configure with them (an empty `backend` keeps the
-// configured one, a `level` of kDefaultLevel the backend's default), or
-// nothing if both are unset. INVALID_ARGUMENT for an unknown backend or a
-// level the backend does not have.
-absl::Status ConfigureFromFlags(const std::string& backend, int level);
-
-// "libdeflate level 6" or "zlib at its default level": what Configure
-// left in force.
-std::string CodecDescription();
-
-// What the codec did, one line per GetTrafficStats() row:
-// "compress gzip libdeflate: 5 messages, 0 declined or failed". The example
-// programs print them, and the interop tests read from them which backend
-// did the work.
-std::vector<std::string> TrafficLines();
 
 // A channel whose default algorithm is `algorithm`: stock gRPC, or created
 // through pooled_gzip::CreateChannel.
@@ -77,9 +57,6 @@ struct LoadResult {
 
 LoadResult RunLoad(Echo::Stub* stub, const LoadOptions& options);
 
-// The q-quantile (0..1) of `values`, which it sorts.
-double Quantile(std::vector<double>* values, double q);
-
 }  // namespace pooled_gzip::echo
 
-#endif  // POOLED_GZIP_EXAMPLES_ECHO_CLIENT_LIB_H_
+#endif  // POOLED_GZIP_TESTING_ECHO_CLIENT_LIB_H_

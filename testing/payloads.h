@@ -1,5 +1,5 @@
 // Deterministic message payloads shaped like real traffic, shared by the
-// examples, the tests and the benchmarks: the same bytes for the same
+// tests and the benchmarks: the same bytes for the same
 // (kind, size, seed) on every run, machine and standard library, so that
 // compression ratios, and with them timings, compare between runs.
 //
@@ -9,8 +9,8 @@
 // (proto/records.proto) that parses whenever the cut falls on a record
 // boundary.
 
-#ifndef POOLED_GZIP_EXAMPLES_PAYLOADS_H_
-#define POOLED_GZIP_EXAMPLES_PAYLOADS_H_
+#ifndef POOLED_GZIP_TESTING_PAYLOADS_H_
+#define POOLED_GZIP_TESTING_PAYLOADS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +23,7 @@ namespace pooled_gzip::payloads {
 
 enum class Kind {
   // "words": random words from a list of twenty and spaces, the echo
-  // example's default payload (echo::MakePayload).
+  // helpers' default payload (echo::MakePayload).
   kWords,
   // "text": English-like prose with log-style identifiers.
   kProse,
@@ -64,4 +64,4 @@ std::string SizeLabel(size_t size);
 
 }  // namespace pooled_gzip::payloads
 
-#endif  // POOLED_GZIP_EXAMPLES_PAYLOADS_H_
+#endif  // POOLED_GZIP_TESTING_PAYLOADS_H_

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "absl/strings/str_cat.h"
 #include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip::echo {
@@ -118,17 +117,6 @@ void RunServerStream(Echo::Stub* stub, const LoadOptions& options,
 
 }  // namespace
 
-bool ParseMode(const std::string& name, Mode* mode) {
-  if (name == "pooled") {
-    *mode = Mode::kPooled;
-  } else if (name == "stock") {
-    *mode = Mode::kStock;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 bool ParseRpc(const std::string& name, Rpc* rpc) {
   for (Rpc candidate :
        {Rpc::kUnary, Rpc::kServerStream, Rpc::kClientStream, Rpc::kBidi}) {
@@ -152,40 +140,6 @@ const char* RpcName(Rpc rpc) {
       return "bidi";
   }
   return "?";
-}
-
-absl::Status ConfigureFromFlags(const std::string& backend, int level) {
-  if (backend.empty() && level == kDefaultLevel) return absl::OkStatus();
-  Options options = GetOptions();
-  const std::optional<Backend> parsed = ParseBackend(backend);
-  if (!backend.empty() && !parsed) {
-    return absl::InvalidArgumentError(
-        "--backend must be zlib, libdeflate or "
-        "isal, got \"" +
-        backend + "\"");
-  }
-  if (parsed) options.backend = *parsed;
-  options.level = level;
-  return Configure(options);
-}
-
-std::vector<std::string> TrafficLines() {
-  std::vector<std::string> lines;
-  for (const TrafficStats& row : GetTrafficStats()) {
-    lines.push_back(absl::StrCat(
-        row.compressing ? "compress " : "decompress ", row.algorithm, " ",
-        row.backend, ": ", row.messages, " messages, ", row.declined_or_failed,
-        " declined or failed"));
-  }
-  return lines;
-}
-
-std::string CodecDescription() {
-  const Options options = GetOptions();
-  return std::string(BackendName(options.backend)) +
-         (options.level == kDefaultLevel
-              ? std::string(" at its default level")
-              : " level " + std::to_string(options.level));
 }
 
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
@@ -233,14 +187,6 @@ LoadResult RunLoad(Echo::Stub* stub, const LoadOptions& options) {
   }
   result.seconds = MicrosSince(start) / 1e6;
   return result;
-}
-
-double Quantile(std::vector<double>* values, double q) {
-  if (values->empty()) return 0;
-  const size_t index =
-      std::min(values->size() - 1, static_cast<size_t>(q * values->size()));
-  std::nth_element(values->begin(), values->begin() + index, values->end());
-  return (*values)[index];
 }
 
 }  // namespace pooled_gzip::echo

@@ -1,7 +1,8 @@
-// The echo service behind the example server, the tests and the benchmarks.
+// The echo service the tests and the benchmarks run in process (the example
+// server defines its own, examples/echo_server.cc).
 
-#ifndef POOLED_GZIP_EXAMPLES_ECHO_SERVICE_H_
-#define POOLED_GZIP_EXAMPLES_ECHO_SERVICE_H_
+#ifndef POOLED_GZIP_TESTING_ECHO_SERVICE_H_
+#define POOLED_GZIP_TESTING_ECHO_SERVICE_H_
 
 #include <grpcpp/server_builder.h>
 
@@ -28,7 +29,7 @@ class EchoServiceImpl final : public Echo::Service {
       grpc::ServerReaderWriter<EchoResponse, EchoRequest>* stream) override;
 };
 
-// How the example server compresses its responses.
+// How the echo server compresses its responses.
 struct ServerOptions {
   std::string address = "127.0.0.1:0";
   bool pooled = true;  // false: stock gRPC compression
@@ -53,4 +54,4 @@ bool ParseAlgorithm(const std::string& name,
 
 }  // namespace pooled_gzip::echo
 
-#endif  // POOLED_GZIP_EXAMPLES_ECHO_SERVICE_H_
+#endif  // POOLED_GZIP_TESTING_ECHO_SERVICE_H_

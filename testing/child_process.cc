@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace pooled_gzip::interop {
+namespace pooled_gzip::support {
 namespace {
 
 constexpr absl::string_view kListening = "listening on 127.0.0.1:";
@@ -29,6 +29,13 @@ constexpr absl::Duration kTerminateGrace = absl::Seconds(5);
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  Options options;
+  options.env = env;
+  return Start(argv, options);
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
+    const std::vector<std::string>& argv, const Options& options) {
   const std::string command = absl::StrJoin(argv, " ");
   if (argv.empty() || access(argv[0].c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(
@@ -37,6 +44,14 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   }
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError("pipe2() failed");
+  }
+  int input_fds[2] = {-1, -1};
+  // A child that died must fail WriteLine, not end this process.
+  if (options.pipe_stdin) signal(SIGPIPE, SIG_IGN);
+  if (options.pipe_stdin && pipe2(input_fds, O_CLOEXEC) != 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
     return absl::InternalError("pipe2() failed");
   }
   // Everything the child needs is built before fork: only async-signal-safe
@@ -49,7 +64,7 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   for (char** entry = environ; *entry != nullptr; ++entry) {
     environment.emplace_back(*entry);
   }
-  environment.insert(environment.end(), env.begin(), env.end());
+  environment.insert(environment.end(), options.env.begin(), options.env.end());
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
@@ -57,29 +72,83 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
 
   const pid_t pid = fork();
   if (pid < 0) {
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
+    for (int fd : {pipe_fds[0], pipe_fds[1], input_fds[0], input_fds[1]}) {
+      if (fd >= 0) close(fd);
+    }
     return absl::InternalError("fork() failed");
   }
   if (pid == 0) {
-    // Dies with the test process, so a crashed test leaves no peer behind.
+    // Dies with the process that started it, so a crashed test leaves no
+    // peer behind.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
     dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    if (options.capture_stderr) dup2(pipe_fds[1], STDERR_FILENO);
+    const int input =
+        options.pipe_stdin ? input_fds[0] : open("/dev/null", O_RDONLY);
+    if (input >= 0) dup2(input, STDIN_FILENO);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }
   close(pipe_fds[1]);
+  if (options.pipe_stdin) close(input_fds[0]);
   return std::unique_ptr<ChildProcess>(
-      new ChildProcess(pid, pipe_fds[0], command));
+      new ChildProcess(pid, pipe_fds[0], input_fds[1], command));
 }
 
 ChildProcess::~ChildProcess() {
+  CloseStdin();
   Terminate();
   close(output_fd_);
+}
+
+absl::StatusOr<std::string> ChildProcess::ReadLine(absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    const size_t end = output_.find('\n', scanned_);
+    if (end != std::string::npos) {
+      std::string line = output_.substr(scanned_, end - scanned_);
+      scanned_ = end + 1;
+      return line;
+    }
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "'", command_, "' printed no line in ", absl::FormatDuration(timeout),
+          "; output:\n", output_.substr(scanned_)));
+    }
+    if (!ReadSome(left)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("'", command_, "' closed its output; it printed:\n",
+                       output_.substr(scanned_)));
+    }
+  }
+}
+
+absl::Status ChildProcess::WriteLine(absl::string_view line) {
+  if (input_fd_ < 0) return absl::FailedPreconditionError("no stdin pipe");
+  const std::string data = absl::StrCat(line, "\n");
+  for (size_t written = 0; written < data.size();) {
+    const ssize_t n =
+        write(input_fd_, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot write to '", command_, "'"));
+    }
+    written += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+void ChildProcess::CloseStdin() {
+  if (input_fd_ < 0) return;
+  close(input_fd_);
+  input_fd_ = -1;
+}
+
+bool ChildProcess::Signal(int signal) {
+  return !exited_ && kill(pid_, signal) == 0;
 }
 
 bool ChildProcess::ReadSome(absl::Duration timeout) {
@@ -190,4 +259,4 @@ void ChildProcess::Terminate() {
   DrainOutput();
 }
 
-}  // namespace pooled_gzip::interop
+}  // namespace pooled_gzip::support
