@@ -12,8 +12,8 @@
 //   ./core_rules_test --gtest_filter=-*OnFallback.*
 //   POOLED_GZIP_CORE_CODEC=0 ./core_rules_test --gtest_filter=-*OnCoreCodec.*
 
-#ifndef POOLED_GZIP_TEST_SUPPORT_REGISTERED_PATH_H_
-#define POOLED_GZIP_TEST_SUPPORT_REGISTERED_PATH_H_
+#ifndef POOLED_GZIP_TESTING_REGISTERED_PATH_H_
+#define POOLED_GZIP_TESTING_REGISTERED_PATH_H_
 
 #include <gtest/gtest.h>
 
@@ -60,4 +60,4 @@ inline bool CheckRegisteredPath() {
 
 }  // namespace pooled_gzip::test_support
 
-#endif  // POOLED_GZIP_TEST_SUPPORT_REGISTERED_PATH_H_
+#endif  // POOLED_GZIP_TESTING_REGISTERED_PATH_H_

@@ -1,8 +1,8 @@
 // Sums over pooled_gzip::GetTrafficStats() rows, for tests that check what
 // happened to their messages.
 
-#ifndef POOLED_GZIP_TEST_SUPPORT_TRAFFIC_TOTALS_H_
-#define POOLED_GZIP_TEST_SUPPORT_TRAFFIC_TOTALS_H_
+#ifndef POOLED_GZIP_TESTING_TRAFFIC_TOTALS_H_
+#define POOLED_GZIP_TESTING_TRAFFIC_TOTALS_H_
 
 #include <cstdint>
 #include <string>
@@ -68,4 +68,4 @@ inline uint64_t CodecMessages(bool compressing) {
 
 }  // namespace pooled_gzip::test_support
 
-#endif  // POOLED_GZIP_TEST_SUPPORT_TRAFFIC_TOTALS_H_
+#endif  // POOLED_GZIP_TESTING_TRAFFIC_TOTALS_H_
