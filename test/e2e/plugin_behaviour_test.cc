@@ -11,9 +11,7 @@
 #include <filesystem>
 #include <iterator>
 #include <mutex>
-#include <set>
 #include <string>
-#include <thread>
 
 #include "codec/codec.h"
 #include "echo_client_lib.h"
@@ -263,13 +261,12 @@ TEST(PluginStepsAside, OnInProcessChannels) {
   server.server->Shutdown();
 }
 
-// Records the threads that sent messages and whether each message it saw was
-// still uncompressed, i.e. that it ran before the compressor.
+// Records whether each message it saw was still uncompressed, i.e. that it
+// ran before the compressor.
 class RecordingInterceptor : public grpc::experimental::Interceptor {
  public:
   struct Log {
     std::mutex mutex;
-    std::set<std::thread::id> threads;
     int messages = 0;
     int compressed_before_me = 0;
   };
@@ -279,7 +276,6 @@ class RecordingInterceptor : public grpc::experimental::Interceptor {
     if (methods->QueryInterceptionHookPoint(
             InterceptionHookPoints::PRE_SEND_MESSAGE)) {
       std::lock_guard<std::mutex> lock(log_->mutex);
-      log_->threads.insert(std::this_thread::get_id());
       ++log_->messages;
       if (ReceivedCompression(*methods->GetSerializedSendMessage()) !=
           GRPC_COMPRESS_NONE) {
@@ -372,10 +368,12 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
     EXPECT_EQ(client_log.compressed_before_me, 0);
     EXPECT_EQ(server_log.compressed_before_me, 0);
     // Nothing is re-initialised per message: one gzip writer per thread that
-    // ever compressed, and none at all once a stream is warm.
-    const size_t threads =
-        client_log.threads.size() + server_log.threads.size();
-    EXPECT_LE(steady.writers.created - start.writers.created, threads);
+    // ever compressed, and none at all once a stream is warm. Which of
+    // gRPC's threads compress is gRPC's choice (1.51 compresses on the
+    // interceptors' threads, 1.83's promise-based filters elsewhere), so
+    // the bound is the process's threads.
+    EXPECT_LE(steady.writers.created - start.writers.created,
+              ThreadsInThisProcess());
     EXPECT_EQ(steady.writers.created, warm.writers.created);
     EXPECT_EQ(steady.writers.reused - warm.writers.reused, 2u * 500);
     // Received messages: pooled readers on the core codec (core inflates on

@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "echo_client_lib.h"
 #include "echo_service.h"
+#include "log_capture.h"
 #include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip::echo {
@@ -102,30 +102,15 @@ TEST(SetUp, ChannelWithThePluginDisabledInstallsNothing) {
   EXPECT_FALSE(CoreCodecActive());
 }
 
-std::mutex log_mutex;
-std::vector<std::pair<gpr_log_severity, std::string>>* captured = nullptr;
-
-void Capture(gpr_log_func_args* args) {
-  std::lock_guard<std::mutex> lock(log_mutex);
-  if (captured != nullptr)
-    captured->emplace_back(args->severity, args->message);
-}
-
 // Turning the codec off is a choice, not a fault: it must not page anyone.
 TEST(SetUp, TheOptOutIsLoggedAsInformation) {
   ASSERT_EQ(setenv("POOLED_GZIP_CORE_CODEC", "0", /*overwrite=*/1), 0);
-  std::vector<std::pair<gpr_log_severity, std::string>> lines;
+  test_support::LogCapture::IncludeInformation();
+  std::vector<test_support::LogLine> lines;
   {
-    std::lock_guard<std::mutex> lock(log_mutex);
-    captured = &lines;
-  }
-  gpr_set_log_verbosity(GPR_LOG_SEVERITY_DEBUG);
-  gpr_set_log_function(&Capture);
-  EXPECT_FALSE(InstallCoreCodec());
-  gpr_set_log_function(nullptr);
-  {
-    std::lock_guard<std::mutex> lock(log_mutex);
-    captured = nullptr;
+    test_support::LogCapture capture;
+    EXPECT_FALSE(InstallCoreCodec());
+    lines = capture.Lines();
   }
   int reported = 0;
   for (const auto& [severity, message] : lines) {

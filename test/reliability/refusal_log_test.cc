@@ -3,11 +3,9 @@
 // minute, so that a peer sending bombs cannot flood the log. This case must
 // be the process's first refusal: keep other refusals out of this file.
 
-#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include "cap_probes.h"
 #include "echo_service.h"
 #include "hostile_inputs.h"
+#include "log_capture.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "process_memory.h"
 
@@ -23,45 +22,21 @@ namespace {
 
 using internal::Format;
 
-// gpr_log calls its function from whichever thread logs.
-std::mutex g_mutex;
-std::vector<std::string>* g_lines = nullptr;
-
-void CaptureLine(gpr_log_func_args* args) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_lines != nullptr) g_lines->push_back(args->message);
-}
-
-// Every gpr_log line while it lives. Verbosity is left as gRPC set it (by
-// default ERROR and up): the line must reach an operator who changed
+// Every line of gRPC's log while it lives. Verbosity is left as gRPC set it
+// (by default ERROR and up): the line must reach an operator who changed
 // nothing.
 class CapturedLog {
  public:
-  CapturedLog() {
-    {
-      std::lock_guard<std::mutex> lock(g_mutex);
-      g_lines = &lines_;
-    }
-    gpr_set_log_function(&CaptureLine);
-  }
-  ~CapturedLog() {
-    // gRPC 1.51 has no getter for the log function; nullptr restores its
-    // default, which is what a test process had before.
-    gpr_set_log_function(nullptr);
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_lines = nullptr;
-  }
   std::vector<std::string> LinesContaining(const std::string& text) const {
-    std::lock_guard<std::mutex> lock(g_mutex);
     std::vector<std::string> found;
-    for (const std::string& line : lines_) {
-      if (absl::StrContains(line, text)) found.push_back(line);
+    for (const test_support::LogLine& line : capture_.Lines()) {
+      if (absl::StrContains(line.message, text)) found.push_back(line.message);
     }
     return found;
   }
 
  private:
-  std::vector<std::string> lines_;
+  test_support::LogCapture capture_;
 };
 
 TEST(RefusalLogTest, TwoRefusalsInARowLogOnceWithTheCapAndTheKnob) {

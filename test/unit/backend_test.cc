@@ -927,7 +927,15 @@ struct StrictCase {
   std::string output;  // what a decoder that takes the body makes of it
   const char* zlib_says;
   Backend lenient;  // the backend whose library takes the body as it is
+  // Whether the library built against still takes it: a newer one may
+  // have become strict, and the case then guards the next version.
+  bool lenient_in_this_build = true;
 };
+
+// libdeflate 1.14 (Debian 12) takes a code-length repeat that runs past
+// the last length; 1.25 (Debian sid) refuses it, as zlib does.
+constexpr bool kLibdeflateRepeatsPastTheEnd =
+    LIBDEFLATE_VERSION_MAJOR == 1 && LIBDEFLATE_VERSION_MINOR < 25;
 
 // Fixed-code bits: literals 0..143 are 8 bits from 0x30, lengths 256..279
 // 7 bits from 0, 280..287 8 bits from 0xc0; distances 5 bits.
@@ -1046,7 +1054,8 @@ std::vector<StrictCase> StrictCases() {
     for (int i = 0; i < 3; ++i) w.PutCode(0, 1);
     w.PutCode(1, 1);
     cases.push_back({"repeat_past_end", w.Finish(), "aaa",
-                     "invalid bit length repeat", Backend::kLibdeflate});
+                     "invalid bit length repeat", Backend::kLibdeflate,
+                     kLibdeflateRepeatsPastTheEnd});
   }
   // One 1-bit distance code, and a match using its unused codeword 1
   // (libdeflate: the one distance, 1).
@@ -1147,9 +1156,12 @@ bool LibraryTakes(Backend backend, const std::string& body,
 
 TEST(StrictDecodeTest, TheCasesProbeRealLeniencies) {
   for (const StrictCase& c : StrictCases()) {
-    EXPECT_TRUE(LibraryTakes(c.lenient, c.body, c.output))
+    EXPECT_EQ(LibraryTakes(c.lenient, c.body, c.output),
+              c.lenient_in_this_build)
         << c.name << ": " << BackendName(c.lenient)
-        << " no longer takes it; the case tests nothing";
+        << (c.lenient_in_this_build
+                ? " does not take it; the case tests nothing"
+                : " takes it again");
     std::string plain;
     EXPECT_FALSE(plain_zlib::InflateOne(Wrap(Format::kGzip, c.body, c.output),
                                         Format::kGzip, &plain))

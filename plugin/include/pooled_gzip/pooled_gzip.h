@@ -78,10 +78,10 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 // which gRPC calls its message codec at this library, whatever the link or
 // load order (also when this library is dlopen()ed after gRPC); objects
 // loaded later are pointed at the next set-up call. It stays off where
-// that cannot work: gRPC other than 1.51.x, gRPC linked statically or with
-// -Bsymbolic, an architecture other than x86-64; it logs once why. The
-// environment variable POOLED_GZIP_CORE_CODEC=0 keeps it off. Linking the
-// library without installing changes nothing.
+// that cannot work: gRPC other than 1.51.x or 1.83.x, gRPC linked
+// statically or with -Bsymbolic, an architecture other than x86-64; it
+// logs once why. The environment variable POOLED_GZIP_CORE_CODEC=0 keeps
+// it off. Linking the library without installing changes nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
 POOLED_GZIP_EXPORT bool CoreCodecActive();
 

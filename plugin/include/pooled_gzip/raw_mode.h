@@ -19,7 +19,7 @@
 #ifndef POOLED_GZIP_RAW_MODE_H_
 #define POOLED_GZIP_RAW_MODE_H_
 
-#include <grpc/impl/codegen/compression_types.h>
+#include <grpc/compression.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/status.h>
 

@@ -4,7 +4,7 @@
 #ifndef POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_CODEC_H_
 #define POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_CODEC_H_
 
-#include <grpc/impl/codegen/compression_types.h>
+#include <grpc/compression.h>
 #include <grpcpp/support/byte_buffer.h>
 
 #include <optional>

@@ -1,14 +1,15 @@
 #include "seam/call_config.h"
 
 #include <grpc/compression.h>
-#include <grpc/support/log.h>
 
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "codec/codec.h"
 #include "codec/settings.h"
 #include "pooled_gzip/channel_args.h"
 #include "seam/byte_buffer_codec.h"
+#include "seam/grpc_log.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -16,8 +17,8 @@ namespace {
 
 std::optional<int> IntArg(const grpc_arg& arg) {
   if (arg.type != GRPC_ARG_INTEGER) {
-    gpr_log(GPR_ERROR, "pooled_gzip: channel arg %s must be an integer",
-            arg.key);
+    POOLED_GZIP_LOG(kError, absl::StrCat("pooled_gzip: channel arg ", arg.key,
+                                         " must be an integer"));
     return std::nullopt;
   }
   return arg.value.integer;
@@ -26,8 +27,9 @@ std::optional<int> IntArg(const grpc_arg& arg) {
 std::optional<int> IntArgInRange(const grpc_arg& arg, int min, int max) {
   std::optional<int> value = IntArg(arg);
   if (value && (*value < min || *value > max)) {
-    gpr_log(GPR_ERROR, "pooled_gzip: channel arg %s=%d is outside %d..%d",
-            arg.key, *value, min, max);
+    POOLED_GZIP_LOG(
+        kError, absl::StrCat("pooled_gzip: channel arg ", arg.key, "=", *value,
+                             " is outside ", min, "..", max));
     return std::nullopt;
   }
   return value;
@@ -82,13 +84,15 @@ ChannelConfig ReadChannelConfig(const grpc_channel_args& args) {
     } else if (IsKey(arg, kArgEnabled)) {
       if (auto value = IntArgInRange(arg, 0, 1)) config.enabled = *value != 0;
     } else if (IsRetiredKey(arg.key)) {
-      gpr_log(GPR_ERROR,
-              "pooled_gzip: channel arg %s is not read: it set a process-wide "
-              "setting, which has one entry point, pooled_gzip::Configure "
-              "(start from pooled_gzip::GetOptions())",
-              arg.key);
+      POOLED_GZIP_LOG(
+          kError,
+          absl::StrCat("pooled_gzip: channel arg ", arg.key,
+                       " is not read: it set a process-wide setting, which "
+                       "has one entry point, pooled_gzip::Configure (start "
+                       "from pooled_gzip::GetOptions())"));
     } else if (std::strncmp(arg.key, "pooled_gzip.", 12) == 0) {
-      gpr_log(GPR_ERROR, "pooled_gzip: unknown channel arg %s", arg.key);
+      POOLED_GZIP_LOG(
+          kError, absl::StrCat("pooled_gzip: unknown channel arg ", arg.key));
     }
   }
   // As core's http filters decide (http_filters_plugin.cc).

@@ -1,15 +1,15 @@
 #include "seam/compressing_interceptor.h"
 
-#include <grpc/support/log.h>
-
 #include <string>
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "codec/codec.h"
 #include "seam/byte_buffer_access.h"
 #include "seam/byte_buffer_codec.h"
+#include "seam/grpc_log.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -88,11 +88,12 @@ void CompressingInterceptor::PrepareMessage(grpc::ByteBuffer* message) {
       // Sent as it is, it would go out flagged under another grpc-encoding
       // and fail at the peer with a misleading error, or not fail at all.
       // The call is cancelled before the message reaches core.
-      gpr_log(GPR_ERROR,
-              "pooled_gzip: cannot decode an outgoing %s message (%s); "
-              "cancelling its call",
-              carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate",
-              std::string(status.message()).c_str());
+      POOLED_GZIP_LOG(
+          kError,
+          absl::StrCat("pooled_gzip: cannot decode an outgoing ",
+                       carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate",
+                       " message (", status.message(),
+                       "); cancelling its call"));
       grpc::ByteBuffer empty;
       message->Swap(&empty);
       CancelCall();
@@ -105,8 +106,8 @@ void CompressingInterceptor::PrepareMessage(grpc::ByteBuffer* message) {
   absl::Status status = CompressInPlace(message, ConfiguredOptions(*format_));
   if (!status.ok()) {
     // Nothing is lost: core compresses the message itself instead.
-    gpr_log(GPR_ERROR, "pooled_gzip: %s; leaving the message to gRPC",
-            std::string(status.message()).c_str());
+    POOLED_GZIP_LOG(kError, absl::StrCat("pooled_gzip: ", status.message(),
+                                         "; leaving the message to gRPC"));
   }
 }
 

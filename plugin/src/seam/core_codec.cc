@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <grpc/grpc.h>
 #include <grpc/slice.h>
-#include <grpc/support/log.h>
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
@@ -16,16 +15,19 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "codec/codec.h"
 #include "codec/settings.h"
 #include "pooled_gzip/export.h"
 #include "seam/byte_buffer_codec.h"
+#include "seam/grpc_log.h"
 #include "seam/relocation_slots.h"
 #include "seam/server_limits.h"
 #include "seam/slice_buffers.h"
 
 #if POOLED_GZIP_CORE_CODEC
-// gRPC 1.51.1's declarations (src/core/lib/compression/message_compress.h):
+// gRPC's declarations (src/core/lib/compression/message_compress.h, the
+// same in 1.51.1 and 1.83.0):
 // C++ linkage, so these names interpose on libgrpc's. Exported for that,
 // though they are not the library's API.
 POOLED_GZIP_EXPORT int grpc_msg_compress(grpc_compression_algorithm algorithm,
@@ -48,6 +50,20 @@ constexpr char kDecompressSymbol[] =
 
 std::atomic<bool> g_active{false};
 
+// The gRPC versions whose two codec functions, their contract and their
+// callers in the compression filter were verified, as prefixes of
+// grpc::Version(); plugin/CMakeLists.txt holds the same list for the gRPC
+// built against.
+constexpr const char* kVerifiedGrpc[] = {"1.51.", "1.83."};
+constexpr char kVerifiedGrpcNames[] = "1.51.x or 1.83.x";
+
+[[maybe_unused]] bool VerifiedGrpc(absl::string_view version) {
+  for (const char* verified : kVerifiedGrpc) {
+    if (absl::StartsWith(version, verified)) return true;
+  }
+  return false;
+}
+
 // Where gRPC's calls land once installed: here, not the exported names,
 // which this library's own references may bind to libgrpc's definitions.
 int CompressEntry(grpc_compression_algorithm algorithm,
@@ -67,7 +83,8 @@ void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
 }
 
 void LogInvalidAlgorithm(grpc_compression_algorithm algorithm) {
-  gpr_log(GPR_ERROR, "invalid compression algorithm %d", algorithm);
+  POOLED_GZIP_LOG(kError, absl::StrCat("invalid compression algorithm ",
+                                       static_cast<int>(algorithm)));
 }
 
 // A lazy slot is bound by calling through it once, with an algorithm that
@@ -92,17 +109,19 @@ struct InstallResult {
 // nothing does.
 std::optional<std::string> Obstacle() {
 #if !POOLED_GZIP_CORE_CODEC
-  return "this build of pooled_gzip has no core codec (it was built against "
-         "a gRPC other than 1.51.x)";
+  return absl::StrCat(
+      "this build of pooled_gzip has no core codec (it was built against a "
+      "gRPC other than ",
+      kVerifiedGrpcNames, ")");
 #else
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
     return "turned off by POOLED_GZIP_CORE_CODEC=0";
   }
   const std::string version = grpc::Version();
-  if (!absl::StartsWith(version, "1.51.")) {
-    return absl::StrCat("gRPC ", version,
-                        " is loaded; the core codec needs 1.51.x");
+  if (!VerifiedGrpc(version)) {
+    return absl::StrCat("gRPC ", version, " is loaded; the core codec needs ",
+                        kVerifiedGrpcNames);
   }
   if (!RelocationTypesKnown()) {
     return "this architecture's relocation types are not known to "
@@ -156,14 +175,16 @@ const InstallResult& Installation() {
     const bool opted_out = !result->active && std::getenv(
                                                   "POOLED_GZIP_CORE_"
                                                   "CODEC") != nullptr;
-    gpr_log(__FILE__, __LINE__,
-            result->active || opted_out ? GPR_LOG_SEVERITY_INFO
-                                        : GPR_LOG_SEVERITY_ERROR,
-            "pooled_gzip: core codec %s: %s; %s",
-            result->active ? "active" : "NOT active",
-            result->explanation.c_str(),
-            result->active ? "typed and raw calls are pooled both ways"
-                           : "outgoing messages use the interceptor path");
+    const std::string line = absl::StrCat(
+        "pooled_gzip: core codec ", result->active ? "active" : "NOT active",
+        ": ", result->explanation, "; ",
+        result->active ? "typed and raw calls are pooled both ways"
+                       : "outgoing messages use the interceptor path");
+    if (result->active || opted_out) {
+      POOLED_GZIP_LOG(kInfo, line);
+    } else {
+      POOLED_GZIP_LOG(kError, line);
+    }
     if (result->active) NoteLimitsOfEveryServer();
     return result;
   }();
@@ -188,17 +209,18 @@ bool RefusalLogDue() {
 void LogRefusal(Format format, size_t cap) {
   if (!RefusalLogDue()) return;
   const bool explicit_cap = AppliedOptions().max_decompressed_bytes.has_value();
-  gpr_log(GPR_ERROR,
+  POOLED_GZIP_LOG(
+      kError,
+      absl::StrFormat(
           "pooled_gzip: refused a received %s message: it inflates past the "
-          "decompression cap of %zu bytes (%s), so gRPC fails its call as a "
+          "decompression cap of %u bytes (%s), so gRPC fails its call as a "
           "decompression error. Raise the cap with "
           "pooled_gzip::Options::max_decompressed_bytes. Logged at most once "
           "a minute; GetTrafficStats() counts every refusal.",
-          std::string(FormatName(format)).c_str(), cap,
-          explicit_cap ? "set by Options::max_decompressed_bytes"
+          FormatName(format), cap,
+          explicit_cap ? std::string("set by Options::max_decompressed_bytes")
                        : absl::StrCat("twice the largest receive limit noted, ",
-                                      NotedReceiveLimit(), " bytes")
-                             .c_str());
+                                      NotedReceiveLimit(), " bytes")));
 }
 
 }  // namespace
@@ -326,10 +348,11 @@ void RefreshCoreCodec() {
                           &ResolveLazySlot, SlotScan::kRedirect);
   g_pointed_generation.store(generation, std::memory_order_relaxed);
   if (!slots.AllToUs()) {
-    gpr_log(GPR_ERROR,
-            "pooled_gzip: an object loaded after the core codec was "
-            "installed keeps gRPC's own message codec: %s",
-            slots.detail.c_str());
+    POOLED_GZIP_LOG(kError,
+                    absl::StrCat("pooled_gzip: an object loaded after the "
+                                 "core codec was installed keeps gRPC's own "
+                                 "message codec: ",
+                                 slots.detail));
   }
 }
 

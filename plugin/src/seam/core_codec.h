@@ -1,14 +1,14 @@
-// The core codec: pooled-gzip's definitions of gRPC 1.51's per-message
-// codec functions, grpc_msg_compress and grpc_msg_decompress, which gRPC's
-// compression filters call for every message of every call. While
-// installed they run on pooled writers and readers with core's exact
-// contract, so that core keeps making every decision; otherwise they
-// forward to libgrpc's own definitions.
+// The core codec: pooled-gzip's definitions of gRPC's per-message codec
+// functions (1.51 and 1.83 declare them alike), grpc_msg_compress and
+// grpc_msg_decompress, which gRPC's compression filters call for every message
+// of every call. While installed they run on pooled writers and readers with
+// core's exact contract, so that core keeps making every decision; otherwise
+// they forward to libgrpc's own definitions.
 
 #ifndef POOLED_GZIP_SRC_SEAM_CORE_CODEC_H_
 #define POOLED_GZIP_SRC_SEAM_CORE_CODEC_H_
 
-#include <grpc/impl/codegen/compression_types.h>
+#include <grpc/compression.h>
 #include <grpc/slice_buffer.h>
 
 #include <string>
@@ -19,7 +19,8 @@ namespace internal {
 using MessageCodecFn = int (*)(grpc_compression_algorithm, grpc_slice_buffer*,
                                grpc_slice_buffer*);
 
-// Core's contract (message_compress.cc, v1.51.1), served from the pools.
+// Core's contract (message_compress.cc, v1.51.1 and v1.83.0 alike), served
+// from the pools.
 // Compress: 1 with the stream appended to `output` iff it makes `output`
 // strictly shorter than `input`; else 0 with refs to `input` appended.
 // Decompress: 1 with the message appended iff `input` is exactly one valid
@@ -31,7 +32,8 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
                      grpc_slice_buffer* input, grpc_slice_buffer* output);
 
 // libgrpc's own definitions, found through libgrpc's handle; null if this
-// process has none to find (gRPC linked statically, or not 1.51).
+// process has none to find (gRPC linked statically, or a gRPC without the
+// core codec).
 struct StockCodec {
   MessageCodecFn compress = nullptr;
   MessageCodecFn decompress = nullptr;

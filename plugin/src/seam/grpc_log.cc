@@ -1,0 +1,35 @@
+#include "seam/grpc_log.h"
+
+#include <grpcpp/version_info.h>
+
+#include <string>
+
+#if GRPC_CPP_VERSION_MAJOR == 1 && GRPC_CPP_VERSION_MINOR < 66
+#include <grpc/support/log.h>
+#define POOLED_GZIP_LOG_THROUGH_GPR 1
+#else
+#include "absl/log/log.h"
+#define POOLED_GZIP_LOG_THROUGH_GPR 0
+#endif
+
+namespace pooled_gzip {
+namespace internal {
+
+void LogLine(const char* file, int line, LogSeverity severity,
+             std::string_view message) {
+#if POOLED_GZIP_LOG_THROUGH_GPR
+  gpr_log(file, line,
+          severity == LogSeverity::kError ? GPR_LOG_SEVERITY_ERROR
+                                          : GPR_LOG_SEVERITY_INFO,
+          "%s", std::string(message).c_str());
+#else
+  if (severity == LogSeverity::kError) {
+    LOG(ERROR).AtLocation(file, line) << message;
+  } else {
+    LOG(INFO).AtLocation(file, line) << message;
+  }
+#endif
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

@@ -1,0 +1,28 @@
+// One line in gRPC's own log, where an operator of a gRPC process already
+// looks: through gpr_log where gRPC logs that way (1.51), through Abseil's
+// LOG where gRPC itself logs through Abseil (1.66 on; 1.83 has no gpr_log).
+
+#ifndef POOLED_GZIP_SRC_SEAM_GRPC_LOG_H_
+#define POOLED_GZIP_SRC_SEAM_GRPC_LOG_H_
+
+#include <string_view>
+
+namespace pooled_gzip {
+namespace internal {
+
+enum class LogSeverity { kInfo, kError };
+
+void LogLine(const char* file, int line, LogSeverity severity,
+             std::string_view message);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+// POOLED_GZIP_LOG(kError, message): message is anything that converts to a
+// std::string_view, typically an absl::StrCat or absl::StrFormat result.
+#define POOLED_GZIP_LOG(severity, message)                                \
+  ::pooled_gzip::internal::LogLine(                                       \
+      __FILE__, __LINE__, ::pooled_gzip::internal::LogSeverity::severity, \
+      message)
+
+#endif  // POOLED_GZIP_SRC_SEAM_GRPC_LOG_H_

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The gRPC 1.83 stage: builds the library, its unit, e2e, reliability and
+# package tests and the echo examples against Debian experimental's gRPC
+# 1.83 in a Debian sid chroot, and runs them there (the core codec test
+# against libgrpc.so.56's own functions included). The interop peers stay
+# on the host's gRPC 1.51.
+#
+#   scripts/grpc183_stage.sh          # set up (or reuse) the chroot, build, test
+#   scripts/grpc183_stage.sh setup    # only set up the chroot
+#
+# Runs as root (debootstrap, chroot and mount need it). The chroot lives in
+# $GRPC183_CHROOT (default /var/tmp/pgz-sid/root) and is reused by later
+# runs on the same machine once its setup completed, which a marker file
+# records; the build folder is build-grpc183/ in the source tree, and
+# ccache's cache stays in the chroot.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+chroot_dir=${GRPC183_CHROOT:-/var/tmp/pgz-sid/root}
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+build_dir=$root/build-grpc183
+jobs=${JOBS:-2}
+start=$SECONDS
+
+# What the stage builds with. gRPC and protobuf come from experimental
+# (-t below), everything else from sid. Abseil too: experimental's
+# libabsl-dev (20260817) is newer than the abseil its gRPC 1.83.0-2+b1 and
+# protobuf 36.2-3 are linked with (sid's 20260526), and a program built
+# with its headers links both abseils, or fails to link.
+packages=(
+  g++ cmake make pkg-config ccache binutils file ca-certificates
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libabsl-dev/unstable zlib1g-dev libdeflate-dev libisal-dev libgtest-dev
+  libgmock-dev
+)
+# Changing the list above makes the next run set the chroot up again.
+marker=$chroot_dir/.pooled_gzip_grpc183_ready
+want_marker=$(printf '%s\n' "${packages[@]}" | sha256sum | cut -d' ' -f1)
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "grpc183_stage: needs root (debootstrap, chroot, mount)" >&2
+  exit 1
+fi
+
+mounted=()
+unmount_all() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount "${mounted[i]}" || umount -l "${mounted[i]}" || true
+  done
+  mounted=()
+}
+trap unmount_all EXIT
+trap 'exit 130' INT TERM
+# mount_into SOURCE TARGET_IN_CHROOT [MOUNT OPTIONS...]
+mount_into() {
+  local source=$1 target=$chroot_dir$2
+  shift 2
+  if [[ -d $source ]]; then mkdir -p "$target"; else touch "$target"; fi
+  mount "$@" "$source" "$target"
+  mounted+=("$target")
+}
+# What apt and the tests need of the kernel's: processes, terminals
+# (apt's log), shared memory (gRPC, the tests' child processes).
+mount_system() {
+  mount_into /proc /proc -t proc
+  mount_into /dev /dev --bind
+  mount_into /dev/pts /dev/pts --bind
+  mount_into /dev/shm /dev/shm --bind
+}
+in_chroot() {
+  chroot "$chroot_dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+    PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
+}
+apt_in_chroot() {
+  # The mirror's Release files can be past their Valid-Until date.
+  in_chroot apt-get -o Acquire::Check-Valid-Until=false -y -qq "$@"
+}
+
+if [[ ! -f $marker || $(cat "$marker") != "$want_marker" ]]; then
+  echo "== grpc183: setting up the Debian sid chroot in $chroot_dir"
+  # A completed debootstrap removes its own /debootstrap folder; anything
+  # else found there is a run that was cut short.
+  if [[ ! -x $chroot_dir/usr/bin/apt-get || -d $chroot_dir/debootstrap ]]; then
+    if ! command -v debootstrap > /dev/null; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends debootstrap > /dev/null
+    fi
+    rm -rf "$chroot_dir"
+    mkdir -p "$chroot_dir"
+    debootstrap --variant=minbase sid "$chroot_dir" "$mirror" \
+      > "$chroot_dir.debootstrap.log" 2>&1 || {
+      tail -n 20 "$chroot_dir.debootstrap.log" >&2
+      exit 1
+    }
+  fi
+  echo "deb $mirror experimental main" \
+    > "$chroot_dir/etc/apt/sources.list.d/experimental.list"
+  mount_system
+  mount_into /etc/resolv.conf /etc/resolv.conf --bind
+  apt_in_chroot update
+  apt_in_chroot install --no-install-recommends --allow-downgrades \
+    -t experimental \
+    "${packages[@]}" > /dev/null
+  unmount_all
+  echo "$want_marker" > "$marker"
+  echo "== grpc183: chroot ready in $((SECONDS - start)) s"
+else
+  echo "== grpc183: reusing the chroot in $chroot_dir"
+fi
+if [[ "${1:-}" == setup ]]; then exit 0; fi
+
+mount_system
+mount_into "$root" /src --bind
+in_chroot sh -c 'echo "gRPC $(pkg-config --modversion grpc++)," \
+  "protobuf $(pkg-config --modversion protobuf), $(g++ --version | head -n 1)," \
+  "$(cmake --version | head -n 1)"'
+
+# The dev preset's warnings-as-errors, without the benchmarks. The interop
+# suite is built for its harness (the stock-status tests run stock peers
+# with it) but not run: its peers are the host's.
+stage_build=/src/build-grpc183
+mkdir -p "$build_dir"
+echo "== grpc183: building in $build_dir"
+if ! in_chroot cmake -S /src -B "$stage_build" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_COMPILE_WARNING_AS_ERROR=ON \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DPOOLED_GZIP_BUILD_TESTS=ON -DPOOLED_GZIP_BUILD_EXAMPLES=ON \
+  -DPOOLED_GZIP_BUILD_INTEROP=ON -DPOOLED_GZIP_BUILD_BENCHMARKS=OFF \
+  > "$build_dir/configure.log" 2>&1; then
+  tail -n 40 "$build_dir/configure.log" >&2
+  echo "configure failed; full log: $build_dir/configure.log" >&2
+  exit 1
+fi
+# -k: a failed build lists every error, not the first one.
+in_chroot cmake --build "$stage_build" -j "$jobs" -- -k \
+  > "$build_dir/build.log" 2>&1 || {
+  grep -B 5 -A 20 -m 5 'error' "$build_dir/build.log" >&2 || true
+  tail -n 40 "$build_dir/build.log" >&2
+  echo "build failed; full log: $build_dir/build.log" >&2
+  exit 1
+}
+echo "== grpc183: built in $((SECONDS - start)) s; running tests"
+# The Debian packages are Debian 12's (their dependencies name 1.51's).
+in_chroot sh -c "cd $stage_build && ctest -j $jobs --output-on-failure \
+  --timeout 600 --no-tests=error -L '^(unit|e2e|reliability|package)\$' \
+  -E '^debian_packages_are_usable\$'"
+echo "== grpc183: PASSED in $((SECONDS - start)) s"
