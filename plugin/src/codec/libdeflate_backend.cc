@@ -191,25 +191,24 @@ class LibdeflateInflater final : public Inflater {
 
 }  // namespace
 
+// Heap sizes measured on x86-64 through libdeflate_set_memory_allocator
+// (which a library must not touch at run time). Libdeflate 1.14 (Debian 12)
+// and 1.25 (Debian sid) differ in the near-optimal parser of levels 10..12
+// and in the decompressor; HeapBytesTest.LibdeflateSizesMatchTheLibrary
+// fails on a version that differs again.
+constexpr bool kLibdeflateBefore125 =
+    LIBDEFLATE_VERSION_MAJOR == 1 && LIBDEFLATE_VERSION_MINOR < 25;
+
 size_t LibdeflateCompressorBytes(int level) {
-  // Measured on x86-64 through libdeflate_set_memory_allocator (which a
-  // library must not touch at run time): the compressor's matchfinder is
-  // chosen by level. Libdeflate 1.14 (Debian 12) and 1.25 (Debian sid)
-  // differ in the near-optimal parser of levels 10..12 and in the
-  // decompressor; HeapBytesTest.LibdeflateSizesMatchTheLibrary fails on a
-  // version that differs again.
+  // The compressor's matchfinder is chosen by level.
   if (level <= 0) return 6119;
   if (level == 1) return 202759;
   if (level <= 9) return 668295;
-  constexpr bool kBefore125 =
-      LIBDEFLATE_VERSION_MAJOR == 1 && LIBDEFLATE_VERSION_MINOR < 25;
-  return kBefore125 ? 9009543 : 9011751;
+  return kLibdeflateBefore125 ? 9009543 : 9011751;
 }
 
 size_t LibdeflateDecompressorBytes() {
-  constexpr bool kBefore125 =
-      LIBDEFLATE_VERSION_MAJOR == 1 && LIBDEFLATE_VERSION_MINOR < 25;
-  return kBefore125 ? 11560 : 11568;
+  return kLibdeflateBefore125 ? 11560 : 11568;
 }
 
 constexpr BackendMaker kLibdeflateMaker =

@@ -16,6 +16,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "codec/codec.h"
 #include "codec/settings.h"
 #include "pooled_gzip/export.h"
@@ -51,15 +53,20 @@ constexpr char kDecompressSymbol[] =
 std::atomic<bool> g_active{false};
 
 // The gRPC versions whose two codec functions, their contract and their
-// callers in the compression filter were verified, as prefixes of
-// grpc::Version(); plugin/CMakeLists.txt holds the same list for the gRPC
-// built against.
-constexpr const char* kVerifiedGrpc[] = {"1.51.", "1.83."};
-constexpr char kVerifiedGrpcNames[] = "1.51.x or 1.83.x";
+// callers in the compression filter were verified, as "major.minor": the
+// list plugin/CMakeLists.txt gated the build by.
+std::vector<absl::string_view> VerifiedGrpc() {
+  return absl::StrSplit(POOLED_GZIP_VERIFIED_GRPC, ',');
+}
 
-[[maybe_unused]] bool VerifiedGrpc(absl::string_view version) {
-  for (const char* verified : kVerifiedGrpc) {
-    if (absl::StartsWith(version, verified)) return true;
+// "1.51.x or 1.83.x", for the logs.
+std::string VerifiedGrpcNames() {
+  return absl::StrCat(absl::StrJoin(VerifiedGrpc(), ".x or "), ".x");
+}
+
+[[maybe_unused]] bool IsVerifiedGrpc(absl::string_view version) {
+  for (absl::string_view verified : VerifiedGrpc()) {
+    if (absl::StartsWith(version, absl::StrCat(verified, "."))) return true;
   }
   return false;
 }
@@ -112,16 +119,16 @@ std::optional<std::string> Obstacle() {
   return absl::StrCat(
       "this build of pooled_gzip has no core codec (it was built against a "
       "gRPC other than ",
-      kVerifiedGrpcNames, ")");
+      VerifiedGrpcNames(), ")");
 #else
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
     return "turned off by POOLED_GZIP_CORE_CODEC=0";
   }
   const std::string version = grpc::Version();
-  if (!VerifiedGrpc(version)) {
+  if (!IsVerifiedGrpc(version)) {
     return absl::StrCat("gRPC ", version, " is loaded; the core codec needs ",
-                        kVerifiedGrpcNames);
+                        VerifiedGrpcNames());
   }
   if (!RelocationTypesKnown()) {
     return "this architecture's relocation types are not known to "
