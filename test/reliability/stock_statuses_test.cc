@@ -35,10 +35,10 @@ constexpr absl::Duration kChildTimeout = absl::Seconds(60);
 // What gRPC says, as the gRPC this test is built against says it: its size
 // check, and a failed decompression at the server (seen by its client) and
 // at a client.
+constexpr grpc::StatusCode kUndecodedAtServerCode = grpc::StatusCode::INTERNAL;
 #if GRPC_CPP_VERSION_MAJOR == 1 && GRPC_CPP_VERSION_MINOR < 83
 constexpr char kTooLargeAtServer[] = "Received message larger than max (";
 constexpr char kTooLargeAtClient[] = "Received message larger than max (";
-constexpr grpc::StatusCode kUndecodedAtServerCode = grpc::StatusCode::INTERNAL;
 constexpr char kUndecodedAtServer[] = "Received RST_STREAM with error code 2";
 constexpr grpc::StatusCode kUndecodedAtClientCode = grpc::StatusCode::UNKNOWN;
 constexpr char kUndecodedAtClient[] =
@@ -48,7 +48,6 @@ constexpr char kTooLargeAtServer[] =
     "SERVER: Received message larger than max (";
 constexpr char kTooLargeAtClient[] =
     "CLIENT: Received message larger than max (";
-constexpr grpc::StatusCode kUndecodedAtServerCode = grpc::StatusCode::INTERNAL;
 constexpr char kUndecodedAtServer[] =
     "Unexpected error decompressing data for algorithm gzip";
 constexpr grpc::StatusCode kUndecodedAtClientCode = grpc::StatusCode::INTERNAL;
