@@ -148,6 +148,10 @@ void ForEachCounter(Counters& c, Visit visit) {
   visit("inflate_inits", c.allocs.inflate_inits);
   visit("pool_created", c.pool_created);
   visit("pool_reused", c.pool_reused);
+  visit("compressed", c.compressed);
+  visit("compress_ns", c.compress_ns);
+  visit("decompressed", c.decompressed);
+  visit("decompress_ns", c.decompress_ns);
   visit("rss_bytes", c.rss_bytes);
 }
 
@@ -204,6 +208,14 @@ Counters ReadCounters() {
   const PoolStats pool = GetPoolStats();
   counters.pool_created = pool.created;
   counters.pool_reused = pool.reused;
+  for (const TrafficStats& row : GetTrafficStats()) {
+    // Every message the codec took time over, whatever its outcome.
+    const uint64_t messages =
+        row.messages + row.declined_or_failed + row.refused + row.skipped;
+    (row.compressing ? counters.compressed : counters.decompressed) += messages;
+    (row.compressing ? counters.compress_ns : counters.decompress_ns) +=
+        row.codec_nanoseconds;
+  }
   counters.rss_bytes = CurrentRssBytes();
   return counters;
 }
@@ -215,6 +227,10 @@ Counters operator-(const Counters& after, const Counters& before) {
   d.allocs = after.allocs - before.allocs;
   d.pool_created = after.pool_created - before.pool_created;
   d.pool_reused = after.pool_reused - before.pool_reused;
+  d.compressed = after.compressed - before.compressed;
+  d.compress_ns = after.compress_ns - before.compress_ns;
+  d.decompressed = after.decompressed - before.decompressed;
+  d.decompress_ns = after.decompress_ns - before.decompress_ns;
   d.rss_bytes = after.rss_bytes;
   return d;
 }
@@ -225,6 +241,10 @@ void Accumulate(const Counters& run, Counters* total) {
   total->allocs = total->allocs + run.allocs;
   total->pool_created += run.pool_created;
   total->pool_reused += run.pool_reused;
+  total->compressed += run.compressed;
+  total->compress_ns += run.compress_ns;
+  total->decompressed += run.decompressed;
+  total->decompress_ns += run.decompress_ns;
   total->rss_bytes = std::max(total->rss_bytes, run.rss_bytes);
 }
 

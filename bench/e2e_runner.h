@@ -42,6 +42,12 @@ struct Counters {
   AllocCounts allocs;
   uint64_t pool_created = 0;
   uint64_t pool_reused = 0;
+  // The codec's own counters (GetTrafficStats), summed over algorithms and
+  // backends: messages through it and the time inside it, per direction.
+  uint64_t compressed = 0;
+  uint64_t compress_ns = 0;
+  uint64_t decompressed = 0;
+  uint64_t decompress_ns = 0;
   uint64_t rss_bytes = 0;  // resident now (not a difference)
 };
 Counters ReadCounters();

@@ -208,10 +208,14 @@ int main(int argc, char** argv) {
             << "; pool: " << pooled_gzip::ToString(pooled_gzip::GetPoolStats())
             << std::endl;
   for (const pooled_gzip::TrafficStats& row : pooled_gzip::GetTrafficStats()) {
+    // What compression cost and what it bought.
     std::cout << "traffic: " << (row.compressing ? "compress " : "decompress ")
               << row.algorithm << " " << row.backend << ": " << row.messages
               << " messages, " << row.declined_or_failed
-              << " declined or failed" << std::endl;
+              << " declined or failed, " << row.skipped << " skipped, "
+              << row.bytes_saved << " bytes saved, "
+              << row.codec_nanoseconds / 1000 << " us in the codec"
+              << std::endl;
   }
   return 0;
 }

@@ -40,8 +40,14 @@ struct DirectionTotals {
   uint64_t refused = 0;
   uint64_t bytes_in = 0;   // of `messages`
   uint64_t bytes_out = 0;  // of `messages`
+  uint64_t bytes_saved = 0;
+  uint64_t skipped = 0;
+  uint64_t skipped_bytes = 0;
+  uint64_t codec_nanoseconds = 0;
   // Every message the codec was given, whatever became of it.
-  uint64_t given() const { return messages + declined_or_failed + refused; }
+  uint64_t given() const {
+    return messages + declined_or_failed + refused + skipped;
+  }
 };
 
 inline DirectionTotals Totals(bool compressing,
@@ -57,6 +63,10 @@ inline DirectionTotals Totals(bool compressing,
     totals.refused += row.refused;
     totals.bytes_in += row.bytes_in;
     totals.bytes_out += row.bytes_out;
+    totals.bytes_saved += row.bytes_saved;
+    totals.skipped += row.skipped;
+    totals.skipped_bytes += row.skipped_bytes;
+    totals.codec_nanoseconds += row.codec_nanoseconds;
   }
   return totals;
 }

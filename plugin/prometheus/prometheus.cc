@@ -3,6 +3,7 @@
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/metric_type.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -31,14 +32,30 @@ MetricFamily Family(std::string name, std::string help, MetricType type) {
 }
 
 void Add(MetricFamily& family, std::vector<ClientMetric::Label> labels,
-         uint64_t value) {
+         double value) {
   ClientMetric& metric = family.metric.emplace_back();
   metric.label = std::move(labels);
   if (family.type == MetricType::Counter) {
-    metric.counter.value = static_cast<double>(value);
+    metric.counter.value = value;
   } else {
-    metric.gauge.value = static_cast<double>(value);
+    metric.gauge.value = value;
   }
+}
+
+void Add(MetricFamily& family, std::vector<ClientMetric::Label> labels,
+         uint64_t value) {
+  Add(family, std::move(labels), static_cast<double>(value));
+}
+
+// User plus system time of the whole process, so that the codec's share
+// of it can be read off one scrape (README, "Metrics").
+double ProcessCpuSeconds() {
+  rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 const char* BackendLabel(Backend backend) {
@@ -113,6 +130,26 @@ void CollectTraffic(std::vector<MetricFamily>& families) {
       Family("pooled_gzip_size_limit_refusals_total",
              "Received messages refused for inflating past the size limit.",
              MetricType::Counter);
+  MetricFamily seconds =
+      Family("pooled_gzip_codec_seconds_total",
+             "Time spent inside the codec compressing or decompressing, for "
+             "every message whatever its outcome.",
+             MetricType::Counter);
+  MetricFamily saved =
+      Family("pooled_gzip_saved_bytes_total",
+             "Wire bytes compression saved: what the messages carry less what "
+             "they took on the wire.",
+             MetricType::Counter);
+  MetricFamily skipped =
+      Family("pooled_gzip_compress_skipped_total",
+             "Messages sent uncompressed without being compressed: judged "
+             "incompressible, or shorter than the minimum size.",
+             MetricType::Counter);
+  MetricFamily skipped_bytes =
+      Family("pooled_gzip_compress_skipped_bytes_total",
+             "Bytes of the messages counted in "
+             "pooled_gzip_compress_skipped_total.",
+             MetricType::Counter);
   for (const TrafficStats& row : TrafficRows()) {
     const std::vector<ClientMetric::Label> labels = {
         {"direction", row.compressing ? "compress" : "decompress"},
@@ -121,18 +158,23 @@ void CollectTraffic(std::vector<MetricFamily>& families) {
     Add(messages, labels, row.messages);
     Add(input, labels, row.bytes_in);
     Add(output, labels, row.bytes_out);
+    Add(seconds, labels, static_cast<double>(row.codec_nanoseconds) / 1e9);
+    Add(saved, labels, row.bytes_saved);
     // The direction is in the name of these: drop the label.
     const std::vector<ClientMetric::Label> format_labels(labels.begin() + 1,
                                                          labels.end());
     if (row.compressing) {
       Add(declined, format_labels, row.declined_or_failed);
+      Add(skipped, format_labels, row.skipped);
+      Add(skipped_bytes, format_labels, row.skipped_bytes);
     } else {
       Add(failures, format_labels, row.declined_or_failed);
       Add(refusals, format_labels, row.refused);
     }
   }
   for (MetricFamily* family :
-       {&messages, &input, &output, &declined, &failures, &refusals}) {
+       {&messages, &input, &output, &seconds, &saved, &declined, &skipped,
+        &skipped_bytes, &failures, &refusals}) {
     families.push_back(std::move(*family));
   }
 }
@@ -202,8 +244,15 @@ class Metrics final : public prometheus::Collectable {
                "1 if gRPC core compresses and decompresses through the pooled "
                "codec, 0 if only the interceptor fallback is in use.",
                MetricType::Gauge);
-    Add(core, {}, CoreCodecActive() ? 1 : 0);
+    Add(core, {}, CoreCodecActive() ? 1.0 : 0.0);
     families.push_back(std::move(core));
+    MetricFamily cpu =
+        Family("pooled_gzip_process_cpu_seconds_total",
+               "User and system CPU time of the whole process, to weigh "
+               "pooled_gzip_codec_seconds_total against.",
+               MetricType::Counter);
+    Add(cpu, {}, ProcessCpuSeconds());
+    families.push_back(std::move(cpu));
     return families;
   }
 };

@@ -72,7 +72,14 @@ std::vector<TrafficStats> GetTrafficStats() {
         row.declined_or_failed =
             traffic.declined_or_failed.load(std::memory_order_relaxed);
         row.refused = traffic.refused.load(std::memory_order_relaxed);
-        if (row.messages + row.declined_or_failed + row.refused > 0) {
+        row.skipped = traffic.skipped.load(std::memory_order_relaxed);
+        row.skipped_bytes =
+            traffic.skipped_bytes.load(std::memory_order_relaxed);
+        row.bytes_saved = traffic.bytes_saved.load(std::memory_order_relaxed);
+        row.codec_nanoseconds =
+            traffic.codec_nanoseconds.load(std::memory_order_relaxed);
+        if (row.messages + row.declined_or_failed + row.refused + row.skipped >
+            0) {
           rows.push_back(std::move(row));
         }
       }

@@ -19,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "child_process.h"
+#include "codec/settings.h"
 #include "echo_wire_checks.h"
 #include "peer_payload.h"
 #include "peers.h"
@@ -66,9 +67,18 @@ std::string ExpectedBackend() {
   return std::string(BackendName(Options().backend));
 }
 
+// The decoder the pooled programs inflate `algorithm` with: they name no
+// decoder, so the library's default for the format, whoever compressed.
+std::string ExpectedDecoder(const std::string& algorithm) {
+  return std::string(BackendName(
+      internal::DefaultDecoder(algorithm == "gzip" ? internal::Format::kGzip
+                                                   : internal::Format::kZlib)));
+}
+
 // Reads the "traffic:" lines the pooled programs print (one per
-// GetTrafficStats() row): `algorithm` must have been compressed by the expected
-// backend, and no other backend may have touched a message.
+// GetTrafficStats() row): `algorithm` must have been compressed by the
+// expected backend, received messages inflated by the expected decoder,
+// and no other backend may have touched a message.
 void ExpectBackendTookEffect(const std::string& output,
                              const std::string& algorithm) {
   const std::string backend = ExpectedBackend();
@@ -80,7 +90,10 @@ void ExpectBackendTookEffect(const std::string& output,
     const std::smatch& match = *it;
     uint64_t messages = 0;
     ASSERT_TRUE(absl::SimpleAtoi(match[4].str(), &messages));
-    EXPECT_EQ(match[3].str(), backend) << match[0].str();
+    EXPECT_EQ(match[3].str(), match[1].str() == "compress"
+                                  ? backend
+                                  : ExpectedDecoder(match[2].str()))
+        << match[0].str();
     if (match[1].str() == "compress" && match[2].str() == algorithm &&
         match[3].str() == backend) {
       compressed += messages;

@@ -53,6 +53,11 @@ COUNTERS = {
     "pooled_gzip_contexts_discarded_total",
     "pooled_gzip_contexts_rejected_by_caps_total",
     "pooled_gzip_contexts_evicted_total",
+    "pooled_gzip_codec_seconds_total",
+    "pooled_gzip_saved_bytes_total",
+    "pooled_gzip_compress_skipped_total",
+    "pooled_gzip_compress_skipped_bytes_total",
+    "pooled_gzip_process_cpu_seconds_total",
 }
 GAUGES = {
     "pooled_gzip_contexts_live",
@@ -139,7 +144,7 @@ def check_format(scrape):
     check(set(types) == COUNTERS | GAUGES,
           "families: unexpected %s, missing %s" %
           (sorted(set(types) - COUNTERS - GAUGES),
-           sorted(COUNTERS | GAUGES - set(types))))
+           sorted((COUNTERS | GAUGES) - set(types))))
     for name, kind in types.items():
         want = "counter" if name in COUNTERS else "gauge"
         check(kind == want, "%s is a %s, not a %s" % (name, kind, want))
@@ -184,18 +189,37 @@ def check_load(before, after, n):
     check(got == n * RESPONSE_BYTES,
           "response bytes given to the compressor rose by %d, not %d x %d" %
           (got, n, RESPONSE_BYTES))
-    # The compressed sides: smaller than the plain ones (words compress).
+    # The compressed sides: smaller than the plain ones (words compress),
+    # and the difference is what was saved.
     got = delta("pooled_gzip_input_bytes_total", **decompress)
     check(0 < got < n * REQUEST_BYTES, "compressed request bytes: %d" % got)
+    saved = delta("pooled_gzip_saved_bytes_total", **decompress)
+    check(saved == n * REQUEST_BYTES - got,
+          "requests saved %d bytes, not %d - %d" %
+          (saved, n * REQUEST_BYTES, got))
     got = delta("pooled_gzip_output_bytes_total", **compress)
     check(0 < got < n * RESPONSE_BYTES, "compressed response bytes: %d" % got)
+    saved = delta("pooled_gzip_saved_bytes_total", **compress)
+    check(saved == n * RESPONSE_BYTES - got,
+          "responses saved %d bytes, not %d - %d" %
+          (saved, n * RESPONSE_BYTES, got))
+    # Every message took codec time, in both directions, and the process's
+    # CPU time moved too.
+    for labels in (compress, decompress):
+        got = delta("pooled_gzip_codec_seconds_total", **labels)
+        check(got > 0, "codec_seconds_total%s rose by %g" % (labels, got))
+    got = delta("pooled_gzip_process_cpu_seconds_total")
+    check(got > 0, "process_cpu_seconds_total rose by %g" % got)
     for name in ("pooled_gzip_messages_total", "pooled_gzip_input_bytes_total",
-                 "pooled_gzip_output_bytes_total"):
+                 "pooled_gzip_output_bytes_total",
+                 "pooled_gzip_codec_seconds_total"):
         got = delta(name, algorithm="deflate")
         check(got == 0, "%s{algorithm=deflate} rose by %d" % (name, got))
     for name in ("pooled_gzip_compress_declined_total",
                  "pooled_gzip_decode_failures_total",
                  "pooled_gzip_size_limit_refusals_total",
+                 "pooled_gzip_compress_skipped_total",
+                 "pooled_gzip_compress_skipped_bytes_total",
                  "pooled_gzip_contexts_discarded_total"):
         got = delta(name)
         check(got == 0, "%s rose by %d" % (name, got))

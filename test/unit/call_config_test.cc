@@ -115,26 +115,26 @@ TEST(ReadChannelConfig, SizeLimits) {
 // the limits noted here start from none.
 TEST(NoteReceiveLimitOf, OnlyEnabledFiniteLimitsRaiseTheDerivedCap) {
   constexpr size_t kDefaultCap = 2 * (size_t{4} << 20);
-  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  EXPECT_EQ(CurrentDecompressSettings().cap, kDefaultCap);
   ChannelConfig unlimited;
   unlimited.max_receive_message_length = -1;
   NoteReceiveLimitOf(unlimited);
-  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  EXPECT_EQ(CurrentDecompressSettings().cap, kDefaultCap);
   ChannelConfig disabled;
   disabled.enabled = false;
   disabled.max_receive_message_length = 64 << 20;
   NoteReceiveLimitOf(disabled);
-  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  EXPECT_EQ(CurrentDecompressSettings().cap, kDefaultCap);
   ChannelConfig smaller;
   smaller.max_receive_message_length = 1 << 20;  // gRPC's default stays
   NoteReceiveLimitOf(smaller);
-  EXPECT_EQ(CurrentSettings().decompress_cap, kDefaultCap);
+  EXPECT_EQ(CurrentDecompressSettings().cap, kDefaultCap);
   ChannelConfig larger;
   larger.max_receive_message_length = 16 << 20;
   NoteReceiveLimitOf(larger);
-  EXPECT_EQ(CurrentSettings().decompress_cap, size_t{32} << 20);
+  EXPECT_EQ(CurrentDecompressSettings().cap, size_t{32} << 20);
   NoteReceiveLimitOf(smaller);  // the largest noted stays
-  EXPECT_EQ(CurrentSettings().decompress_cap, size_t{32} << 20);
+  EXPECT_EQ(CurrentDecompressSettings().cap, size_t{32} << 20);
 }
 
 TEST(NoteReceiveLimitOf, AnExplicitCapWins) {
@@ -145,13 +145,13 @@ TEST(NoteReceiveLimitOf, AnExplicitCapWins) {
   ChannelConfig larger;
   larger.max_receive_message_length = 16 << 20;
   NoteReceiveLimitOf(larger);
-  EXPECT_EQ(CurrentSettings().decompress_cap, 123u);
+  EXPECT_EQ(CurrentDecompressSettings().cap, 123u);
   options.max_decompressed_bytes = std::numeric_limits<size_t>::max();
   ASSERT_TRUE(Configure(options).ok());
-  EXPECT_EQ(CurrentSettings().decompress_cap,
+  EXPECT_EQ(CurrentDecompressSettings().cap,
             std::numeric_limits<size_t>::max());
   ASSERT_TRUE(Configure(original).ok());
-  EXPECT_EQ(CurrentSettings().decompress_cap, size_t{32} << 20);
+  EXPECT_EQ(CurrentDecompressSettings().cap, size_t{32} << 20);
 }
 
 TEST(Configure, EveryBackendAndLevelRoundTrips) {
@@ -166,6 +166,9 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       options.max_decompressed_bytes = 1000 + level;
       options.max_idle_contexts_per_thread = 4 + level;
       options.max_pooled_bytes = 5000 + level;
+      options.decoder = backend;
+      options.skip_incompressible = level == 1;
+      options.min_compress_bytes = 100 + level;
       ASSERT_TRUE(Configure(options).ok());
       const Options applied = GetOptions();
       EXPECT_EQ(applied.backend, backend);
@@ -173,11 +176,25 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       EXPECT_EQ(applied.max_decompressed_bytes, 1000u + level);
       EXPECT_EQ(applied.max_idle_contexts_per_thread, 4u + level);
       EXPECT_EQ(applied.max_pooled_bytes, 5000u + level);
-      const CodecSettings current = CurrentSettings();
-      EXPECT_EQ(current.backend, backend);
-      EXPECT_EQ(current.level, level);
-      EXPECT_EQ(current.decompress_cap, 1000u + level);
+      EXPECT_EQ(applied.decoder, backend);
+      EXPECT_EQ(applied.skip_incompressible, level == 1);
+      EXPECT_EQ(applied.min_compress_bytes, 100u + level);
+      const CompressSettings compress = CurrentCompressSettings();
+      EXPECT_EQ(compress.backend, backend);
+      EXPECT_EQ(compress.level, level);
+      EXPECT_EQ(compress.skip_incompressible, level == 1);
+      EXPECT_EQ(compress.min_compress_bytes, 100u + level);
+      const DecompressSettings decompress = CurrentDecompressSettings();
+      EXPECT_EQ(decompress.cap, 1000u + level);
+      EXPECT_EQ(decompress.gzip_decoder, backend);
+      EXPECT_EQ(decompress.zlib_decoder, backend);
       EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, backend);
+      // Skipping applies only where the caller asks for it.
+      EXPECT_FALSE(ConfiguredOptions(Format::kGzip).skip_incompressible);
+      EXPECT_EQ(ConfiguredOptions(Format::kGzip).min_input_bytes, 0u);
+      EXPECT_EQ(ConfiguredOptions(Format::kGzip, Skipping::kAsConfigured)
+                    .min_input_bytes,
+                100u + level);
       EXPECT_EQ(Writers().limits().max_idle_per_thread_per_key, 4u + level);
       EXPECT_EQ(Readers().limits().max_pooled_bytes, 5000u + level);
     }
@@ -189,6 +206,9 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   bad.max_decompressed_bytes = 1;
   bad.max_idle_contexts_per_thread = 1;
   bad.max_pooled_bytes = 1;
+  bad.decoder = Backend::kZlib;
+  bad.skip_incompressible = !last.skip_incompressible;
+  bad.min_compress_bytes = 1;
   // Every field of the refused call differs from what is in force, so that
   // any one of them taking effect shows below.
   ASSERT_NE(bad.backend, last.backend);
@@ -204,16 +224,47 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   EXPECT_EQ(unchanged.max_idle_contexts_per_thread,
             last.max_idle_contexts_per_thread);
   EXPECT_EQ(unchanged.max_pooled_bytes, last.max_pooled_bytes);
-  const CodecSettings in_force = CurrentSettings();
-  EXPECT_EQ(in_force.backend, last.backend);
-  EXPECT_EQ(in_force.level, last.level);
-  EXPECT_EQ(in_force.decompress_cap, *last.max_decompressed_bytes);
+  EXPECT_EQ(unchanged.decoder, last.decoder);
+  EXPECT_EQ(unchanged.skip_incompressible, last.skip_incompressible);
+  EXPECT_EQ(unchanged.min_compress_bytes, last.min_compress_bytes);
+  const CompressSettings compress = CurrentCompressSettings();
+  EXPECT_EQ(compress.backend, last.backend);
+  EXPECT_EQ(compress.level, last.level);
+  EXPECT_EQ(compress.skip_incompressible, last.skip_incompressible);
+  EXPECT_EQ(compress.min_compress_bytes, last.min_compress_bytes);
+  const DecompressSettings decompress = CurrentDecompressSettings();
+  EXPECT_EQ(decompress.cap, *last.max_decompressed_bytes);
+  EXPECT_EQ(decompress.gzip_decoder, *last.decoder);
   EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, last.backend);
   for (const PoolLimits& limits : {Writers().limits(), Readers().limits()}) {
     EXPECT_EQ(limits.max_idle_per_thread_per_key,
               last.max_idle_contexts_per_thread);
     EXPECT_EQ(limits.max_pooled_bytes, last.max_pooled_bytes);
   }
+  ASSERT_TRUE(Configure(original).ok());
+}
+
+TEST(Configure, TheDecoderDefaultsToTheFastestPerFormat) {
+  const Options original = GetOptions();
+  Options options = original;
+  options.backend = Backend::kZlib;
+  options.decoder.reset();
+  ASSERT_TRUE(Configure(options).ok());
+  const DecompressSettings decompress = CurrentDecompressSettings();
+  // Whoever compresses: README, "Decoders", measures each on each.
+  EXPECT_EQ(decompress.gzip_decoder, Backend::kLibdeflate);
+  EXPECT_EQ(decompress.zlib_decoder, Backend::kIsal);
+  EXPECT_EQ(ConfiguredDecoder(Format::kGzip), Backend::kLibdeflate);
+  ASSERT_TRUE(Configure(original).ok());
+}
+
+TEST(Configure, MinimumSizesSaturate) {
+  const Options original = GetOptions();
+  Options options = original;
+  options.min_compress_bytes = std::numeric_limits<size_t>::max();
+  ASSERT_TRUE(Configure(options).ok());
+  EXPECT_EQ(CurrentCompressSettings().min_compress_bytes,
+            std::numeric_limits<size_t>::max());
   ASSERT_TRUE(Configure(original).ok());
 }
 

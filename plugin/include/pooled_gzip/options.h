@@ -1,5 +1,6 @@
 // Process-wide options: which deflate implementation compresses, at what
-// level, the cap on a decompressed message, and the pool's caps.
+// level, which one decompresses, which messages are not worth compressing,
+// the cap on a decompressed message, and the pool's caps.
 
 #ifndef POOLED_GZIP_OPTIONS_H_
 #define POOLED_GZIP_OPTIONS_H_
@@ -43,6 +44,20 @@ struct Options {
   // "Levels", says what each costs; libdeflate's 10..12 hold far more heap
   // per context, which counts against max_pooled_bytes.
   int level = kDefaultLevel;
+  // Which backend inflates received messages, whoever compressed them:
+  // every backend gives zlib's answer, so this is a matter of speed only.
+  // Unset: the fastest for each format (README, "Decoders").
+  std::optional<Backend> decoder;
+  // Opt-in ways to send a message uncompressed without compressing it
+  // first, off by default so that the wire stays stock gRPC's. They act on
+  // the core codec only: on the interceptor path gRPC would compress such a
+  // message itself, and raw mode compresses what it is given.
+  // GetTrafficStats() counts the messages as skipped. README, "Skipping".
+  // A message whose sampled bytes are near-uniform: media, encrypted or
+  // already-compressed data, which deflate would shrink by under about 1%.
+  bool skip_incompressible = false;
+  // A message shorter than this many bytes (0: none).
+  size_t min_compress_bytes = 0;
   // The most bytes one received message may inflate to on the core codec
   // (raw mode has its own max_message_bytes). Unset: twice the largest
   // finite max_receive_message_length of the channels and servers set up

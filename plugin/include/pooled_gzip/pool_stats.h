@@ -66,6 +66,17 @@ struct TrafficStats {
   // Decompressing: messages refused for inflating past a size limit (the
   // core codec's cap, or raw mode's max_message_bytes).
   uint64_t refused = 0;
+  // Compressing: messages sent plain without being compressed, by
+  // Options::skip_incompressible or min_compress_bytes, and their bytes.
+  uint64_t skipped = 0;
+  uint64_t skipped_bytes = 0;
+  // Wire bytes the completed messages saved: what they carry less what
+  // they took on the wire (a stream larger than its message saves none).
+  uint64_t bytes_saved = 0;
+  // Time inside the codec for every message of this row, whatever its
+  // outcome, on the monotonic clock: the codec's share of the process's
+  // CPU (README, "Codec time").
+  uint64_t codec_nanoseconds = 0;
 };
 
 POOLED_GZIP_EXPORT std::vector<TrafficStats> GetTrafficStats();

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "codec/backend.h"
+#include "codec/compressibility.h"
 #include "codec/pools.h"
 #include "codec/settings.h"
 #include "codec/traffic.h"
@@ -36,13 +37,21 @@ class CountingSink final : public ChunkSink {
 
 }  // namespace
 
-CompressOptions ConfiguredOptions(Format format) {
-  const CodecSettings settings = CurrentSettings();
+CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
+  const CompressSettings settings = CurrentCompressSettings();
   CompressOptions options;
   options.format = format;
   options.backend = settings.backend;
   options.level = settings.level;
+  if (skipping == Skipping::kAsConfigured) {
+    options.skip_incompressible = settings.skip_incompressible;
+    options.min_input_bytes = settings.min_compress_bytes;
+  }
   return options;
+}
+
+Backend ConfiguredDecoder(Format format) {
+  return CurrentDecompressSettings().DecoderFor(format);
 }
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
@@ -55,8 +64,16 @@ void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
 
 absl::Status Compress(absl::Span<const absl::string_view> input,
                       const CompressOptions& options, ChunkSink* sink) {
+  const CodecTimer timer;
   absl::StatusOr<int> level = ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
+  const size_t size = TotalSize(input);
+  if (size < options.min_input_bytes ||
+      (options.skip_incompressible && LooksIncompressible(input))) {
+    CountSkipped(options.format, options.backend, size,
+                 timer.ElapsedNanoseconds());
+    return absl::FailedPreconditionError("not worth compressing");
+  }
   // No stream of the format fits: declined (and counted) as any message
   // that does not shrink, without taking a context.
   if (options.max_output_bytes < MinStreamBytes(options.format)) {
@@ -64,7 +81,7 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
         absl::StrCat("no ", FormatName(options.format), " stream fits in ",
                      options.max_output_bytes, " bytes"));
     CountMessage(/*compressing=*/true, options.format, options.backend,
-                 declined, TotalSize(input), 0);
+                 declined, size, 0, timer.ElapsedNanoseconds());
     return declined;
   }
   WriterPool& pool = Writers();
@@ -77,20 +94,22 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   CountingSink counting(sink);
   absl::Status status =
       deflater->Deflate(input, options.max_output_bytes, &counting);
-  CountMessage(/*compressing=*/true, options.format, options.backend, status,
-               TotalSize(input), counting.bytes());
   // Outgrowing max_output_bytes is the normal end for incompressible data,
   // and the deflater is fine: discarding it would cost an allocation per
   // such message.
   if (!status.ok() && !absl::IsResourceExhausted(status)) {
     pool.Discard(std::move(deflater));
   }
+  deflater.reset();
+  CountMessage(/*compressing=*/true, options.format, options.backend, status,
+               size, counting.bytes(), timer.ElapsedNanoseconds());
   return status;
 }
 
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         Backend backend) {
+  const CodecTimer timer;
   ReaderPool& pool = Readers();
   ReaderPool::Handle inflater = pool.Acquire(InflaterKey{backend, format});
   if (inflater == nullptr) {
@@ -99,11 +118,12 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   }
   CountingSink counting(sink);
   absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
-  CountMessage(/*compressing=*/false, format, backend, status, TotalSize(input),
-               counting.bytes());
   if (!status.ok()) {
     pool.Discard(std::move(inflater));
   }
+  inflater.reset();
+  CountMessage(/*compressing=*/false, format, backend, status, TotalSize(input),
+               counting.bytes(), timer.ElapsedNanoseconds());
   return status;
 }
 

@@ -26,10 +26,15 @@ struct CompressOptions {
   // RESOURCE_EXHAUSTED as soon as the stream would be longer: lets a caller
   // that only wants a smaller message stop early on incompressible data.
   size_t max_output_bytes = std::numeric_limits<size_t>::max();
+  // Options::skip_incompressible and min_compress_bytes, for a caller that
+  // can send the message plain instead.
+  bool skip_incompressible = false;
+  size_t min_input_bytes = 0;
 };
 
 // Compresses the concatenation of `input` into one complete stream. On error
 // the sink may hold partial output, which the caller must drop.
+// FAILED_PRECONDITION, the sink untouched, for a message the options skip.
 absl::Status Compress(absl::Span<const absl::string_view> input,
                       const CompressOptions& options, ChunkSink* sink);
 
@@ -49,9 +54,17 @@ absl::Status DecompressToString(absl::string_view input, Format format,
                                 size_t max_output_bytes, std::string* out,
                                 Backend backend = Backend::kZlib);
 
-// CompressOptions for `format` with the process-wide backend and level
-// (codec/settings.h).
-CompressOptions ConfiguredOptions(Format format);
+// Whether a caller can send a message plain, so that the configured
+// skipping applies to it.
+enum class Skipping { kNever, kAsConfigured };
+
+// CompressOptions for `format` with the process-wide backend and level,
+// and skipping (codec/settings.h).
+CompressOptions ConfiguredOptions(Format format,
+                                  Skipping skipping = Skipping::kNever);
+
+// The process-wide decoder of `format`.
+Backend ConfiguredDecoder(Format format);
 
 }  // namespace internal
 }  // namespace pooled_gzip

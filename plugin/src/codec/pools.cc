@@ -22,12 +22,14 @@ ReaderPool& Readers() {
 
 void SetIdleLimits(const PoolLimits& limits) { Budget()->SetLimits(limits); }
 
-void EvictStaleContexts(Backend backend, int level) {
+void EvictStaleContexts(const ContextsInUse& in_use) {
   Writers().EvictReserveIf([&](const DeflaterKey& key) {
-    return key.backend != backend || key.level != level;
+    return key.backend != in_use.backend || key.level != in_use.level;
   });
-  Readers().EvictReserveIf(
-      [&](const InflaterKey& key) { return key.backend != backend; });
+  Readers().EvictReserveIf([&](const InflaterKey& key) {
+    return key.backend != (key.format == Format::kGzip ? in_use.gzip_decoder
+                                                       : in_use.zlib_decoder);
+  });
 }
 
 }  // namespace internal

@@ -46,10 +46,17 @@ ReaderPool& Readers();
 // max_pooled_bytes); for the settings owner.
 void SetIdleLimits(const PoolLimits& limits);
 
-// Frees the parked contexts no message will ask for once the backend and
-// level are `backend` and `level` (resolved): writers of other settings,
-// readers of another backend.
-void EvictStaleContexts(Backend backend, int level);
+// What messages ask the pools for under the settings in force.
+struct ContextsInUse {
+  Backend backend;  // of the writers
+  int level;        // resolved
+  Backend gzip_decoder;
+  Backend zlib_decoder;
+};
+
+// Frees the parked contexts no message will ask for under `in_use`:
+// writers of other settings, readers of another decoder.
+void EvictStaleContexts(const ContextsInUse& in_use);
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -14,32 +14,59 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// CodecSettings in one word: the cap in the low 48 bits (all ones: no
-// cap; a cap of 256 TiB or more is no cap), level + 1 and the backend in
-// a byte each above it.
+// Each direction's settings in one word. Compressing: the minimum size in
+// the low 47 bits (saturating: a minimum of 128 TiB or more sends every
+// message plain), the skip flag above it, then level + 1 and the backend in
+// a byte each. Decompressing: the cap in the low 48 bits (all ones: no cap;
+// a cap of 256 TiB or more is no cap), then the gzip and the zlib decoder
+// in a byte each.
+constexpr int kMinBytesBits = 47;
+constexpr uint64_t kMinBytesMask = (uint64_t{1} << kMinBytesBits) - 1;
 constexpr int kCapBits = 48;
 constexpr uint64_t kNoCap = (uint64_t{1} << kCapBits) - 1;
 
-constexpr uint64_t Pack(const CodecSettings& settings) {
-  const uint64_t cap = settings.decompress_cap >= kNoCap
-                           ? kNoCap
-                           : static_cast<uint64_t>(settings.decompress_cap);
-  return cap | (static_cast<uint64_t>(settings.level + 1) << kCapBits) |
-         (static_cast<uint64_t>(settings.backend) << (kCapBits + 8));
+constexpr uint64_t Saturated(size_t value, uint64_t mask) {
+  return value >= mask ? mask : static_cast<uint64_t>(value);
 }
 
-CodecSettings Unpack(uint64_t word) {
-  CodecSettings settings;
+constexpr uint64_t Pack(const CompressSettings& settings) {
+  return Saturated(settings.min_compress_bytes, kMinBytesMask) |
+         (uint64_t{settings.skip_incompressible} << kMinBytesBits) |
+         (static_cast<uint64_t>(settings.level + 1) << 48) |
+         (static_cast<uint64_t>(settings.backend) << 56);
+}
+
+CompressSettings UnpackCompress(uint64_t word) {
+  CompressSettings settings;
+  const uint64_t min_bytes = word & kMinBytesMask;
+  settings.min_compress_bytes = min_bytes == kMinBytesMask
+                                    ? std::numeric_limits<size_t>::max()
+                                    : static_cast<size_t>(min_bytes);
+  settings.skip_incompressible = ((word >> kMinBytesBits) & 1) != 0;
+  settings.level = static_cast<int>((word >> 48) & 0xff) - 1;
+  settings.backend = static_cast<Backend>(word >> 56);
+  return settings;
+}
+
+constexpr uint64_t Pack(const DecompressSettings& settings) {
+  return Saturated(settings.cap, kNoCap) |
+         (static_cast<uint64_t>(settings.gzip_decoder) << kCapBits) |
+         (static_cast<uint64_t>(settings.zlib_decoder) << (kCapBits + 8));
+}
+
+DecompressSettings UnpackDecompress(uint64_t word) {
+  DecompressSettings settings;
   const uint64_t cap = word & kNoCap;
-  settings.decompress_cap = cap == kNoCap ? std::numeric_limits<size_t>::max()
-                                          : static_cast<size_t>(cap);
-  settings.level = static_cast<int>((word >> kCapBits) & 0xff) - 1;
-  settings.backend = static_cast<Backend>(word >> (kCapBits + 8));
+  settings.cap = cap == kNoCap ? std::numeric_limits<size_t>::max()
+                               : static_cast<size_t>(cap);
+  settings.gzip_decoder = static_cast<Backend>((word >> kCapBits) & 0xff);
+  settings.zlib_decoder = static_cast<Backend>(word >> (kCapBits + 8));
   return settings;
 }
 
 // Constant-initialised: messages may be compressed before main().
-std::atomic<uint64_t> g_current{Pack(CodecSettings{})};
+std::atomic<uint64_t> g_compress{Pack(CompressSettings{})};
+std::atomic<uint64_t> g_decompress{Pack(DecompressSettings{})};
 
 // What the writers share; guarded by Mutex().
 struct State {
@@ -69,20 +96,37 @@ size_t DerivedCap(size_t noted_limit) {
 
 // Publishes `state` to every reader; called with the mutex held.
 void Publish(const State& state) {
-  CodecSettings settings;
-  settings.backend = state.options.backend;
-  settings.level = state.options.level;
-  settings.decompress_cap = state.options.max_decompressed_bytes.value_or(
+  const Options& options = state.options;
+  CompressSettings compress;
+  compress.backend = options.backend;
+  compress.level = options.level;
+  compress.skip_incompressible = options.skip_incompressible;
+  compress.min_compress_bytes = options.min_compress_bytes;
+  DecompressSettings decompress;
+  decompress.cap = options.max_decompressed_bytes.value_or(
       DerivedCap(g_noted_limit.load(std::memory_order_relaxed)));
-  g_current.store(Pack(settings), std::memory_order_release);
-  SetIdleLimits({state.options.max_idle_contexts_per_thread,
-                 state.options.max_pooled_bytes});
+  decompress.gzip_decoder =
+      options.decoder.value_or(DefaultDecoder(Format::kGzip));
+  decompress.zlib_decoder =
+      options.decoder.value_or(DefaultDecoder(Format::kZlib));
+  g_compress.store(Pack(compress), std::memory_order_release);
+  g_decompress.store(Pack(decompress), std::memory_order_release);
+  SetIdleLimits(
+      {options.max_idle_contexts_per_thread, options.max_pooled_bytes});
 }
 
 }  // namespace
 
-CodecSettings CurrentSettings() {
-  return Unpack(g_current.load(std::memory_order_acquire));
+Backend DefaultDecoder(Format format) {
+  return format == Format::kGzip ? Backend::kLibdeflate : Backend::kIsal;
+}
+
+CompressSettings CurrentCompressSettings() {
+  return UnpackCompress(g_compress.load(std::memory_order_acquire));
+}
+
+DecompressSettings CurrentDecompressSettings() {
+  return UnpackDecompress(g_decompress.load(std::memory_order_acquire));
 }
 
 absl::Status ApplyOptions(const Options& options) {
@@ -97,9 +141,11 @@ absl::Status ApplyOptions(const Options& options) {
   // the idle budget until the process ends.
   const absl::StatusOr<int> old_level =
       ResolveLevel(before.backend, before.level);
-  if (before.backend != options.backend ||
+  if (before.backend != options.backend || before.decoder != options.decoder ||
       (old_level.ok() && *old_level != *level)) {
-    EvictStaleContexts(options.backend, *level);
+    const DecompressSettings decompress = CurrentDecompressSettings();
+    EvictStaleContexts({options.backend, *level, decompress.gzip_decoder,
+                        decompress.zlib_decoder});
   }
   return absl::OkStatus();
 }

@@ -3,10 +3,10 @@
 // derives from. pooled_gzip::Configure and the channel and server set-up
 // change them only through here.
 //
-// Every message reads what it needs as one atomic word, so a message sees
-// the settings of one Configure call whole, never a mix of two (nor a cap
-// between its old and new value). Writers are serialised, so concurrent
-// changes are never lost.
+// Every message reads what its direction needs as one atomic word, so a
+// message sees the settings of one Configure call whole, never a mix of two
+// (nor a cap between its old and new value). Writers are serialised, so
+// concurrent changes are never lost.
 
 #ifndef POOLED_GZIP_SRC_CODEC_SETTINGS_H_
 #define POOLED_GZIP_SRC_CODEC_SETTINGS_H_
@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "absl/status/status.h"
+#include "codec/format.h"
 #include "pooled_gzip/options.h"
 
 namespace pooled_gzip {
@@ -28,14 +29,31 @@ inline constexpr size_t kGrpcDefaultMaxReceive = size_t{4} << 20;
 // status and text rather than as a failed decompression.
 inline constexpr size_t kDerivedCapFactor = 2;
 
-// What one message needs to know, read in one load.
-struct CodecSettings {
+// What a message being compressed needs to know, read in one load.
+struct CompressSettings {
   Backend backend = Options().backend;
   int level = kDefaultLevel;  // as configured; kDefaultLevel: the backend's
-  // The most bytes one message may inflate to; SIZE_MAX: no cap.
-  size_t decompress_cap = kDerivedCapFactor * kGrpcDefaultMaxReceive;
+  bool skip_incompressible = false;
+  size_t min_compress_bytes = 0;
 };
-CodecSettings CurrentSettings();
+CompressSettings CurrentCompressSettings();
+
+// What a received message being inflated needs to know, read in one load.
+struct DecompressSettings {
+  // The most bytes one message may inflate to; SIZE_MAX: no cap.
+  size_t cap = kDerivedCapFactor * kGrpcDefaultMaxReceive;
+  Backend gzip_decoder = Backend::kLibdeflate;
+  Backend zlib_decoder = Backend::kIsal;
+  Backend DecoderFor(Format format) const {
+    return format == Format::kGzip ? gzip_decoder : zlib_decoder;
+  }
+};
+DecompressSettings CurrentDecompressSettings();
+
+// The decoder of `format` when Options::decoder is unset: the fastest
+// (README, "Decoders"). libdeflate cannot take the zlib format in one shot
+// (it carries no size to allocate the output by), so ISA-L decodes that.
+Backend DefaultDecoder(Format format);
 
 // Configure and GetOptions: INVALID_ARGUMENT, changing nothing, for a level
 // the backend does not have.

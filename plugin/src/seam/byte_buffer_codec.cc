@@ -72,7 +72,8 @@ absl::Status DecompressInPlace(grpc::ByteBuffer* buffer) {
   SliceBufferSink sink(&slices);
   // Our own outgoing message: its size is the application's business.
   absl::Status status = Decompress(BufferViews(*buffer), *format,
-                                   std::numeric_limits<size_t>::max(), &sink);
+                                   std::numeric_limits<size_t>::max(), &sink,
+                                   ConfiguredDecoder(*format));
   if (status.ok()) MoveInto(&slices, GRPC_COMPRESS_NONE, buffer);
   grpc_slice_buffer_destroy(&slices);
   return status;
@@ -90,7 +91,7 @@ absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer, Format format,
   StringSink sink(out);
   absl::Status status =
       Decompress(BufferViews(buffer), format, max_output_bytes, &sink,
-                 CurrentSettings().backend);
+                 ConfiguredDecoder(format));
   if (!status.ok()) out->clear();
   return status;
 }

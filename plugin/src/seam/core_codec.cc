@@ -273,7 +273,7 @@ int PooledCompress(grpc_compression_algorithm algorithm,
   }
   // Core counts what `output` already holds against the input's length.
   const size_t before = output->length;
-  CompressOptions options = ConfiguredOptions(*format);
+  CompressOptions options = ConfiguredOptions(*format, Skipping::kAsConfigured);
   options.max_output_bytes =
       input->length > before ? input->length - before - 1 : 0;
   grpc_slice_buffer compressed;
@@ -310,14 +310,11 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
   grpc_slice_buffer inflated;
   grpc_slice_buffer_init(&inflated);
   SliceBufferSink sink(&inflated);
-  const CodecSettings settings = CurrentSettings();
-  const absl::Status status =
-      Decompress(ViewsOf(*input), *format, settings.decompress_cap, &sink,
-                 settings.backend);
+  const DecompressSettings settings = CurrentDecompressSettings();
+  const absl::Status status = Decompress(ViewsOf(*input), *format, settings.cap,
+                                         &sink, settings.DecoderFor(*format));
   if (status.ok()) grpc_slice_buffer_move_into(&inflated, output);
-  if (absl::IsResourceExhausted(status)) {
-    LogRefusal(*format, settings.decompress_cap);
-  }
+  if (absl::IsResourceExhausted(status)) LogRefusal(*format, settings.cap);
   grpc_slice_buffer_destroy(&inflated);
   return status.ok() ? 1 : 0;
 }

@@ -22,10 +22,11 @@ using MessageCodecFn = int (*)(grpc_compression_algorithm, grpc_slice_buffer*,
 // Core's contract (message_compress.cc, v1.51.1 and v1.83.0 alike), served
 // from the pools.
 // Compress: 1 with the stream appended to `output` iff it makes `output`
-// strictly shorter than `input`; else 0 with refs to `input` appended.
+// strictly shorter than `input` (and the message is not skipped,
+// Options::skip_incompressible); else 0 with refs to `input` appended.
 // Decompress: 1 with the message appended iff `input` is exactly one valid
-// stream inflating to at most the settings' decompress_cap bytes
-// (codec/settings.h); else 0, `output` as it was.
+// stream inflating to at most the settings' cap (codec/settings.h); else 0,
+// `output` as it was.
 int PooledCompress(grpc_compression_algorithm algorithm,
                    grpc_slice_buffer* input, grpc_slice_buffer* output);
 int PooledDecompress(grpc_compression_algorithm algorithm,
