@@ -73,9 +73,10 @@ struct TrafficStats {
   // Wire bytes the completed messages saved: what they carry less what
   // they took on the wire (a stream larger than its message saves none).
   uint64_t bytes_saved = 0;
-  // Time inside the codec for every message of this row, whatever its
-  // outcome, on the monotonic clock: the codec's share of the process's
-  // CPU (README, "Codec time").
+  // Time inside the codec for the messages of this row, whatever their
+  // outcome, on the monotonic clock (README, "Codec time"); messages turned
+  // away before any work (too short for any stream, or than
+  // min_compress_bytes) add none.
   uint64_t codec_nanoseconds = 0;
 };
 

@@ -35,6 +35,10 @@ class CountingSink final : public ChunkSink {
   size_t bytes_ = 0;
 };
 
+absl::Status NotWorthCompressing() {
+  return absl::FailedPreconditionError("not worth compressing");
+}
+
 }  // namespace
 
 CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
@@ -64,15 +68,14 @@ void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
 
 absl::Status Compress(absl::Span<const absl::string_view> input,
                       const CompressOptions& options, ChunkSink* sink) {
-  const CodecTimer timer;
   absl::StatusOr<int> level = ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
   const size_t size = TotalSize(input);
-  if (size < options.min_input_bytes ||
-      (options.skip_incompressible && LooksIncompressible(input))) {
-    CountSkipped(options.format, options.backend, size,
-                 timer.ElapsedNanoseconds());
-    return absl::FailedPreconditionError("not worth compressing");
+  // Messages turned away before any work take no time worth a clock read,
+  // which would cost a fifth of such a message (README, "Codec time").
+  if (size < options.min_input_bytes) {
+    CountSkipped(options.format, options.backend, size, 0);
+    return NotWorthCompressing();
   }
   // No stream of the format fits: declined (and counted) as any message
   // that does not shrink, without taking a context.
@@ -81,8 +84,14 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
         absl::StrCat("no ", FormatName(options.format), " stream fits in ",
                      options.max_output_bytes, " bytes"));
     CountMessage(/*compressing=*/true, options.format, options.backend,
-                 declined, size, 0, timer.ElapsedNanoseconds());
+                 declined, size, 0, 0);
     return declined;
+  }
+  const CodecTimer timer;
+  if (options.skip_incompressible && LooksIncompressible(input)) {
+    CountSkipped(options.format, options.backend, size,
+                 timer.ElapsedNanoseconds());
+    return NotWorthCompressing();
   }
   WriterPool& pool = Writers();
   WriterPool::Handle deflater =
