@@ -106,9 +106,6 @@ ABSL_FLAG(bool, configure, false, "Peer: call pooled_gzip::Configure.");
 ABSL_FLAG(std::string, target, "", "Client peer: the server's address.");
 ABSL_FLAG(int, max_threads, 1, "Client peer: client threads to keep.");
 ABSL_FLAG(int, cpu, -1, "Peer: the only CPU to run on; -1: any.");
-ABSL_FLAG(int, buffer_pool, -1,
-          "Peer: POOLED_GZIP_BUFFER_POOL for this process (0, 1); -1: as "
-          "inherited.");
 
 namespace pooled_gzip::bench {
 namespace {
@@ -472,10 +469,6 @@ int Peer(const std::string& role) {
       std::printf("error: cannot run on CPU %d\n", cpu);
       return 1;
     }
-  }
-  // Read at the first output chunk, long after this.
-  if (const int pool = absl::GetFlag(FLAGS_buffer_pool); pool >= 0) {
-    setenv("POOLED_GZIP_BUFFER_POOL", pool == 0 ? "0" : "1", 1);
   }
   if (!AllocCounterActive()) {
     std::printf("error: the malloc interposer is not active\n");

@@ -4,7 +4,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "codec/backend.h"
 #include "codec/codec.h"
 
@@ -38,19 +37,11 @@ std::string SetupName(const Setup& setup) {
   if (setup.compression != Compression::kPooled) {
     return CompressionName(setup.compression);
   }
-  return absl::StrCat(
-      BackendName(setup.backend), "-", setup.level,
-      setup.buffer_pool < 0 ? "" : absl::StrCat("+pool", setup.buffer_pool));
+  return absl::StrCat(BackendName(setup.backend), "-", setup.level);
 }
 
 absl::Status ParseSetup(absl::string_view text, Setup* setup) {
   *setup = Setup();
-  int buffer_pool = -1;
-  for (int value : {0, 1}) {
-    if (absl::ConsumeSuffix(&text, absl::StrCat("+pool", value))) {
-      buffer_pool = value;
-    }
-  }
   if (text == "none") return absl::OkStatus();
   if (text == "stock") {
     setup->compression = Compression::kStock;
@@ -82,7 +73,6 @@ absl::Status ParseSetup(absl::string_view text, Setup* setup) {
       internal::ResolveLevel(setup->backend, setup->level);
   if (!level.ok()) return level.status();
   setup->level = *level;
-  setup->buffer_pool = buffer_pool;
   if (!setup->is_default) {
     const Options defaults = GetOptions();
     const absl::StatusOr<int> default_level =
@@ -123,8 +113,7 @@ std::vector<std::string> PeerFlags(const Setup& setup) {
   return {absl::StrCat("--compression=", CompressionName(setup.compression)),
           absl::StrCat("--backend=", BackendName(setup.backend)),
           absl::StrCat("--level=", setup.level),
-          absl::StrCat("--configure=", setup.configure ? "true" : "false"),
-          absl::StrCat("--buffer_pool=", setup.buffer_pool)};
+          absl::StrCat("--configure=", setup.configure ? "true" : "false")};
 }
 
 absl::Status SetupFromPeerFlags(const std::string& compression,

@@ -31,10 +31,6 @@ struct Setup {
   int level = kDefaultLevel;  // resolved for pooled setups
   // Pooled only: the backend and level equal the library's default.
   bool is_default = false;
-  // Pooled only, for the output buffer pool experiment: the peers' POOLED_
-  // GZIP_BUFFER_POOL (0 or 1; -1 leaves the environment's). Named by a
-  // "+pool0" or "+pool1" suffix.
-  int buffer_pool = -1;
 };
 
 // "none", "stock", "zlib-6", "libdeflate-6", "isal-1": what reports print

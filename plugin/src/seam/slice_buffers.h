@@ -12,7 +12,6 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "codec/chunk_sink.h"
-#include "seam/output_slices.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -32,9 +31,9 @@ inline SliceViews ViewsOf(const grpc_slice_buffer& buffer) {
   return views;
 }
 
-// Each chunk is one slice of exactly the size the codec asks for (memory
-// from the output buffer pool, see output_slices.h), appended to `output`
-// trimmed to what zlib wrote: the allocation is kept, no byte is copied.
+// Each chunk is one slice of exactly the size the codec asks for, appended
+// to `output` trimmed to what zlib wrote: the allocation is kept, no byte is
+// copied.
 class SliceBufferSink final : public ChunkSink {
  public:
   explicit SliceBufferSink(grpc_slice_buffer* output) : output_(output) {}
@@ -45,7 +44,7 @@ class SliceBufferSink final : public ChunkSink {
 
   absl::Span<char> NextChunk(size_t size_hint) override {
     if (open_) grpc_slice_unref(current_);
-    current_ = NewOutputSlice(size_hint);
+    current_ = grpc_slice_malloc(size_hint);
     open_ = true;
     return absl::MakeSpan(
         reinterpret_cast<char*>(GRPC_SLICE_START_PTR(current_)),
