@@ -52,7 +52,8 @@ struct Options {
   // first, off by default so that the wire stays stock gRPC's. They act on
   // the core codec only: on the interceptor path gRPC would compress such a
   // message itself, and raw mode compresses what it is given.
-  // GetTrafficStats() counts the messages as skipped. README, "Skipping".
+  // GetTrafficStats() counts the messages as skipped. README, "Skipping what
+  // does not compress".
   // A message whose sampled bytes are near-uniform: media, encrypted or
   // already-compressed data, which deflate would shrink by under about 1%.
   bool skip_incompressible = false;
