@@ -2,12 +2,23 @@
 // pooled codec of every backend, at several levels, per payload kind and
 // size, for compress and decompress.
 //
-// Names are "<op>/<kind>/<size in bytes>/<impl>": impl is "stock" (a
-// replica of core's path) or, compressing, "<backend>-<level>" (zlib-6,
-// libdeflate-5, isal-1, ...), decompressing, the backend ("zlib",
-// "libdeflate", "isal"). Decompress input is what a stock peer sends: core's
-// zlib-6 gzip of the payload; for "<backend>-own", what a peer of the same
-// backend sends: its default level's gzip.
+// Names are "<op>/<kind>/<size in bytes>/<impl>[/<tail>]". Compressing,
+// impl is "stock" (a replica of core's path) or "<backend>-<level>"
+// (zlib-6, libdeflate-5, isal-1, ...). Decompressing, it is "stock" (core's
+// path on zlib-6 gzip, what a stock peer sends) or
+// "<decoder>@<encoder>-<level>": the pooled decoder of one backend on the
+// gzip another backend wrote at that level, e.g. "isal@zlib-6" (a stock
+// peer's message) or "isal@isal-1" (a peer of the same setup). On proto at
+// 1 KiB, 64 KiB and 1 MiB every decoder meets every default encoder, in
+// gzip and in the zlib format (gRPC's "deflate", tail "/deflate"); other
+// cells have the decoders on zlib-6 and each fast backend on its own
+// output.
+//
+// On those same cells the default setups (stock, zlib-6, libdeflate-6,
+// isal-1) also run with the input as a server meets it: tail "/sliced" is
+// the slice layout core hands the codec (SlicedLengths), "/cold" a rotation
+// over distinct messages too large for the caches (Feed). Without a tail,
+// the input is one slice of the same message every time, in cache.
 //
 // Besides time per op and bytes/s, each benchmark reports heap traffic per
 // op from the malloc interposer linked into this binary, how much of it was
@@ -20,23 +31,30 @@
 #include <benchmark/benchmark.h>
 #include <grpc/grpc.h>
 #include <grpc/slice.h>
+#include <grpc/slice_buffer.h>
 #include <sys/resource.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "alloc_counter.h"
 #include "codec/backend.h"
 #include "codec/codec.h"
 #include "codec_paths.h"
+#include "direct_allocator.h"
 #include "payloads.h"
 
 namespace pooled_gzip::bench {
@@ -54,45 +72,192 @@ const char* OpName(Op op) {
   return op == Op::kCompress ? "compress" : "decompress";
 }
 
+// How a benchmark's input reaches the codec.
+enum class Feed {
+  // One slice of the same message every time: input, output and the
+  // codec's tables stay in cache. The main figures.
+  kWarm,
+  // The slices gRPC core hands the codec for a message of that size
+  // (SlicedLengths).
+  kSliced,
+  // One slice, rotating over distinct messages of the kind and size, each
+  // output kept until its message comes round again; together they are
+  // twice the last-level cache, so every message's input and output come
+  // from memory, as on a server between messages of many calls. That the
+  // messages differ matters apart from the caches: at 1 KiB most of the
+  // extra time is there already with 16 distinct messages, all in L2 (a
+  // loop over one message lets the branch predictors learn it).
+  kCold,
+};
+
+// A backend at a level: what wrote a decompress benchmark's input.
+struct Encoder {
+  Backend backend;
+  int level;
+};
+
+constexpr Encoder kZlib6{Backend::kZlib, 6};
+constexpr Encoder kLibdeflate6{Backend::kLibdeflate, 6};
+constexpr Encoder kIsal1{Backend::kIsal, 1};
+
+std::string EncoderName(const Encoder& encoder) {
+  return absl::StrCat(pooled_gzip::BackendName(encoder.backend), "-",
+                      encoder.level);
+}
+
 // One way of (de)compressing: core's path, or the pooled codec with a
 // backend and, compressing, a level.
 struct Impl {
   bool stock = false;
+  // Compressing, the backend that compresses; decompressing, the decoder.
   Backend backend = Backend::kZlib;
   int level = kDefaultLevel;  // resolved; unused for decompression
-  // Decompressing: the input is the backend's own gzip, not zlib-6's.
-  bool own_input = false;
+  // Decompressing: what wrote the input, in which format (stock: zlib-6
+  // gzip, what core itself sends).
+  Encoder encoder = kZlib6;
+  Format format = Format::kGzip;
+  Feed feed = Feed::kWarm;
+
+  Impl With(Feed other) const {
+    Impl impl = *this;
+    impl.feed = other;
+    return impl;
+  }
 };
 
+Impl StockImpl() { return Impl{true}; }
+
+Impl CompressImpl(Backend backend, int level) {
+  Impl impl;
+  impl.backend = backend;
+  impl.level = level;
+  return impl;
+}
+
+Impl DecompressImpl(Backend decoder, const Encoder& encoder,
+                    Format format = Format::kGzip) {
+  Impl impl;
+  impl.backend = decoder;
+  impl.encoder = encoder;
+  impl.format = format;
+  return impl;
+}
+
+// Everything after the size in the benchmark's name.
 std::string ImplName(Op op, const Impl& impl) {
-  if (impl.stock) return "stock";
-  const std::string backend(pooled_gzip::BackendName(impl.backend));
-  if (op == Op::kCompress) return absl::StrCat(backend, "-", impl.level);
-  return impl.own_input ? absl::StrCat(backend, "-own") : backend;
+  std::string name;
+  if (impl.stock) {
+    name = "stock";
+  } else if (op == Op::kCompress) {
+    name =
+        absl::StrCat(pooled_gzip::BackendName(impl.backend), "-", impl.level);
+  } else {
+    name = absl::StrCat(pooled_gzip::BackendName(impl.backend), "@",
+                        EncoderName(impl.encoder));
+  }
+  if (impl.format == Format::kZlib) absl::StrAppend(&name, "/deflate");
+  if (impl.feed == Feed::kSliced) absl::StrAppend(&name, "/sliced");
+  if (impl.feed == Feed::kCold) absl::StrAppend(&name, "/cold");
+  return name;
+}
+
+// Where the decoder matrix and the sliced and cold feeds run: the target
+// payload at the sizes the report weighs. Everywhere would more than
+// double the suite's time.
+bool IsDetailCell(payloads::Kind kind, size_t size) {
+  return kind == payloads::Kind::kRecords &&
+         (size == 1024 || size == 64 * 1024 || size == 1024 * 1024);
+}
+
+// How gRPC 1.51 core slices the message it hands the codec, as measured
+// over loopback with the echo service and records payloads (counting the
+// slices in the core codec's entry points):
+//  - sent: grpcpp serializes a message in blocks of up to 1 MiB, so one
+//    slice up to that; a 1 MiB payload in a bytes field (4 bytes of field
+//    header ahead of it) came as 1 MiB + 4 B;
+//  - received: sub-slices of the transport's reads, 64 KiB each once a
+//    connection is busy (8 KiB on a new one), the message starting
+//    anywhere in the first: 0.9 KB messages came as one slice or two cut
+//    anywhere, 35 KB ones likewise, 540 KB ones as 9 or 10.
+// Reproduced here: sent, cut at 1 MiB boundaries counted from 4 bytes
+// before the payload (a message under 1 MiB - 4 B stays one slice, the
+// same as warm); received, cut at 64 KiB reads, the message starting half
+// way into the first (its first slice half the message, 32 KiB at most).
+std::vector<size_t> SlicedLengths(Op op, size_t length) {
+  std::vector<size_t> lengths;
+  constexpr size_t kSentBlock = size_t{1} << 20;
+  constexpr size_t kSentHeader = 4;
+  constexpr size_t kReadBytes = 64 * 1024;
+  size_t first = op == Op::kCompress ? kSentBlock - kSentHeader
+                                     : std::min(length / 2, kReadBytes / 2);
+  const size_t block = op == Op::kCompress ? kSentBlock : kReadBytes;
+  if (first == 0) first = length;
+  for (size_t at = 0, next = first; at < length; at += next, next = block) {
+    lengths.push_back(std::min(next, length - at));
+  }
+  return lengths;
 }
 
 // The levels measured: zlib's fastest, core's and smallest; libdeflate's
 // around zlib-6's ratio, where the default's choice lies, and its ends
 // short of 10-12 (much slower and far larger per context; README,
-// "Levels"); every ISA-L level.
-std::vector<Impl> CompressImpls() {
-  std::vector<Impl> impls = {{true}};
-  for (int level : {1, 6, 9}) impls.push_back({false, Backend::kZlib, level});
-  for (int level : {1, 4, 5, 6, 7, 9}) {
-    impls.push_back({false, Backend::kLibdeflate, level});
+// "Levels"); every ISA-L level. On the detail cells, the default setups
+// sliced (where that is not one slice) and cold.
+std::vector<Impl> CompressImpls(payloads::Kind kind, size_t size) {
+  std::vector<Impl> impls = {StockImpl()};
+  for (int level : {1, 6, 9}) {
+    impls.push_back(CompressImpl(Backend::kZlib, level));
   }
-  for (int level : {0, 1, 2, 3})
-    impls.push_back({false, Backend::kIsal, level});
+  for (int level : {1, 4, 5, 6, 7, 9}) {
+    impls.push_back(CompressImpl(Backend::kLibdeflate, level));
+  }
+  for (int level : {0, 1, 2, 3}) {
+    impls.push_back(CompressImpl(Backend::kIsal, level));
+  }
+  if (!IsDetailCell(kind, size)) return impls;
+  const Impl defaults[] = {StockImpl(), CompressImpl(Backend::kZlib, 6),
+                           CompressImpl(Backend::kLibdeflate, 6),
+                           CompressImpl(Backend::kIsal, 1)};
+  for (Feed feed : {Feed::kSliced, Feed::kCold}) {
+    if (feed == Feed::kSliced &&
+        SlicedLengths(Op::kCompress, size).size() == 1) {
+      continue;
+    }
+    for (const Impl& impl : defaults) impls.push_back(impl.With(feed));
+  }
   return impls;
 }
 
-std::vector<Impl> DecompressImpls() {
-  return {{true},
-          {false, Backend::kZlib},
-          {false, Backend::kLibdeflate},
-          {false, Backend::kIsal},
-          {false, Backend::kLibdeflate, kDefaultLevel, true},
-          {false, Backend::kIsal, kDefaultLevel, true}};
+// Stock and each decoder on zlib-6 (a stock peer's message), each fast
+// backend on its own default output; on the detail cells every decoder on
+// every default encoder in both formats, then the default setups, each on
+// its own output, sliced and cold.
+std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
+  const Backend decoders[] = {Backend::kZlib, Backend::kLibdeflate,
+                              Backend::kIsal};
+  std::vector<Impl> impls = {StockImpl()};
+  if (!IsDetailCell(kind, size)) {
+    for (Backend decoder : decoders) {
+      impls.push_back(DecompressImpl(decoder, kZlib6));
+    }
+    impls.push_back(DecompressImpl(Backend::kLibdeflate, kLibdeflate6));
+    impls.push_back(DecompressImpl(Backend::kIsal, kIsal1));
+    return impls;
+  }
+  for (Format format : {Format::kGzip, Format::kZlib}) {
+    for (const Encoder& encoder : {kZlib6, kLibdeflate6, kIsal1}) {
+      for (Backend decoder : decoders) {
+        impls.push_back(DecompressImpl(decoder, encoder, format));
+      }
+    }
+  }
+  const Impl defaults[] = {StockImpl(), DecompressImpl(Backend::kZlib, kZlib6),
+                           DecompressImpl(Backend::kLibdeflate, kLibdeflate6),
+                           DecompressImpl(Backend::kIsal, kIsal1)};
+  for (Feed feed : {Feed::kSliced, Feed::kCold}) {
+    for (const Impl& impl : defaults) impls.push_back(impl.With(feed));
+  }
+  return impls;
 }
 
 // Minor page faults of the calling thread so far. Stock's cost for small
@@ -106,50 +271,49 @@ uint64_t ThreadMinorFaults() {
   return static_cast<uint64_t>(usage.ru_minflt);
 }
 
-// One message through one path. Everything a message costs in gRPC is
-// inside: the output buffer is built and released every time.
-class CodecOp {
- public:
-  CodecOp(Op op, const Impl& impl, grpc_slice_buffer* input)
-      : op_(op), impl_(impl), input_(input) {
-    options_.backend = impl.backend;
-    options_.level = impl.level;
+// One message through one path into `out`. Everything a message costs in
+// gRPC is inside but the output's release, which the caller times too.
+// False on error.
+bool RunOp(Op op, const Impl& impl, const CompressOptions& options,
+           grpc_slice_buffer* input, grpc_slice_buffer* out) {
+  if (op == Op::kDecompress) {
+    return impl.stock
+               ? StockDecompress(input, out)
+               : PooledDecompress(*input, impl.format, impl.backend, out);
   }
+  if (!impl.stock) return PooledCompress(*input, options, out);
+  // false only means "did not shrink, sent as it is", as in core.
+  StockCompress(input, out);
+  return true;
+}
 
-  // Returns the bytes produced (wire bytes for compress), or -1 on error.
-  // `result` receives them, flattened, when not null.
-  int64_t Run(std::string* result = nullptr) {
-    grpc_slice_buffer out;
-    grpc_slice_buffer_init(&out);
-    bool ok = true;
-    if (op_ == Op::kDecompress) {
-      ok = impl_.stock ? StockDecompress(input_, &out)
-                       : PooledDecompress(*input_, impl_.backend, &out);
-    } else if (!impl_.stock) {
-      ok = PooledCompress(*input_, options_, &out);
-    } else {
-      // false only means "did not shrink, sent as it is", as in core.
-      StockCompress(input_, &out);
-    }
-    const int64_t produced = ok ? static_cast<int64_t>(out.length) : -1;
-    if (ok && result != nullptr) *result = Flatten(out);
-    grpc_slice_buffer_destroy(&out);
-    return produced;
-  }
+CompressOptions OptionsOf(const Impl& impl) {
+  CompressOptions options;
+  options.backend = impl.backend;
+  options.level = impl.level;
+  return options;
+}
 
- private:
-  Op op_;
-  Impl impl_;
-  CompressOptions options_;
-  grpc_slice_buffer* input_;
-};
+// Runs one message with a fresh output, released at once: returns the bytes
+// produced (wire bytes for compress), or -1 on error. `result` receives
+// them, flattened, when not null.
+int64_t RunOnce(Op op, const Impl& impl, const CompressOptions& options,
+                grpc_slice_buffer* input, std::string* result = nullptr) {
+  grpc_slice_buffer out;
+  grpc_slice_buffer_init(&out);
+  const bool ok = RunOp(op, impl, options, input, &out);
+  const int64_t produced = ok ? static_cast<int64_t>(out.length) : -1;
+  if (ok && result != nullptr) *result = Flatten(out);
+  grpc_slice_buffer_destroy(&out);
+  return produced;
+}
 
 // Checks that `op` really did its job on `payload` before timing it: a
 // benchmark of a broken path must fail, not report a fast number.
 bool RoundTripOk(Op op, const Impl& impl, grpc_slice_buffer* input,
-                 const std::string& payload) {
+                 absl::string_view payload) {
   std::string produced;
-  if (CodecOp(op, impl, input).Run(&produced) < 0) return false;
+  if (RunOnce(op, impl, OptionsOf(impl), input, &produced) < 0) return false;
   if (op == Op::kDecompress) return produced == payload;
   if (impl.stock && produced == payload) return true;  // no gain
   std::string inflated;
@@ -161,7 +325,7 @@ bool RoundTripOk(Op op, const Impl& impl, grpc_slice_buffer* input,
 // The heap one context holds after a message of `input` went through it,
 // by the backend's own count (zlib's through its allocator hooks), which is
 // what the pool's byte cap weighs. 0 for stock, which keeps nothing.
-double ContextHeapBytes(Op op, const Impl& impl, const std::string& input) {
+double ContextHeapBytes(Op op, const Impl& impl, absl::string_view input) {
   if (impl.stock) return 0;
   const absl::string_view pieces[] = {input};
   std::string out;
@@ -177,7 +341,7 @@ double ContextHeapBytes(Op op, const Impl& impl, const std::string& input) {
     return static_cast<double>(deflater->HeapBytes());
   }
   auto inflater =
-      pooled_gzip::internal::NewInflater({impl.backend, Format::kGzip});
+      pooled_gzip::internal::NewInflater({impl.backend, impl.format});
   if (inflater == nullptr ||
       !inflater->Inflate(pieces, std::numeric_limits<size_t>::max(), &sink)
            .ok()) {
@@ -186,42 +350,230 @@ double ContextHeapBytes(Op op, const Impl& impl, const std::string& input) {
   return static_cast<double>(inflater->HeapBytes());
 }
 
+// Twice the last-level cache one core sees, as Linux lists it (sysconf's
+// figure is the whole package's, which on a chiplet CPU no core has), or
+// twice 32 MiB where it does not say.
+size_t ColdBytes() {
+  size_t kib = 32 * 1024;
+  if (FILE* file =
+          std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
+    unsigned long listed = 0;
+    if (std::fscanf(file, "%luK", &listed) == 1 && listed > 0) kib = listed;
+    std::fclose(file);
+  }
+  return 2 * kib * 1024;
+}
+
+// Messages laid end to end in memory straight from the kernel
+// (direct_allocator.h): keeping tens of thousands of them for a cold feed
+// then leaves malloc's heap as the code under test makes it, and the heap
+// decides whether glibc trims stock's zlib state (ThreadMinorFaults).
+class MessageSet {
+ public:
+  void Add(absl::string_view message) {
+    bytes_.append(message.data(), message.size());
+    ends_.push_back(bytes_.size());
+  }
+  size_t size() const { return ends_.size(); }
+  absl::string_view operator[](size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return absl::string_view(bytes_).substr(begin, ends_[i] - begin);
+  }
+
+ private:
+  DirectString bytes_;
+  std::vector<size_t, DirectAllocator<size_t>> ends_;
+};
+
+// The encoded form of `payload` that `impl` decompresses, or nullopt if
+// it could not be made. Encoded even for incompressible data (core would
+// not have compressed it, but a peer may).
+std::optional<std::string> EncodedInput(const Impl& impl,
+                                        absl::string_view payload) {
+  CompressOptions options;
+  options.backend = impl.encoder.backend;
+  options.level = impl.encoder.level;
+  options.format = impl.format;
+  std::string encoded;
+  if (!CompressToString(payload, options, &encoded).ok()) return std::nullopt;
+  return encoded;
+}
+
+// What a benchmark feeds: its payloads and, message by message, what the
+// op takes (the payload, or its encoded form).
+struct Messages {
+  const MessageSet* payloads = nullptr;
+  const MessageSet* inputs = nullptr;
+};
+
+// The first `count` payloads of `kind` and `size` (seeds 0, 1, ...) and, for
+// decompression, what `impl`'s encoder makes of them; inputs empty if they
+// could not be made.
+void MakeMessages(Op op, payloads::Kind kind, size_t size, const Impl& impl,
+                  size_t count, MessageSet* payload_set,
+                  MessageSet* input_set) {
+  if (payload_set->size() == 0) {
+    for (size_t i = 0; i < count; ++i) {
+      payload_set->Add(payloads::Make(kind, size, static_cast<uint32_t>(i)));
+    }
+  }
+  if (op == Op::kCompress || input_set->size() != 0) return;
+  for (size_t i = 0; i < payload_set->size(); ++i) {
+    std::optional<std::string> encoded = EncodedInput(impl, (*payload_set)[i]);
+    if (!encoded) {
+      *input_set = MessageSet();
+      return;
+    }
+    input_set->Add(*encoded);
+  }
+}
+
+// The messages of a cold feed, made once per process and shared by the
+// benchmarks that feed the same ones: Google Benchmark calls a benchmark
+// function again for every run and repetition, and tens of thousands of
+// messages take seconds to make and encode.
+Messages ColdMessages(Op op, payloads::Kind kind, size_t size,
+                      const Impl& impl) {
+  using PayloadKey = std::tuple<payloads::Kind, size_t>;
+  using InputKey = std::tuple<payloads::Kind, size_t, Backend, int, Format>;
+  static auto* payload_sets = new std::map<PayloadKey, MessageSet>;
+  static auto* input_sets = new std::map<InputKey, MessageSet>;
+  MessageSet& payload_set = (*payload_sets)[{kind, size}];
+  MessageSet& input_set = (*input_sets)[{kind, size, impl.encoder.backend,
+                                         impl.encoder.level, impl.format}];
+  const size_t count =
+      std::max<size_t>(2, ColdBytes() / std::max<size_t>(size, 1));
+  MakeMessages(op, kind, size, impl, count, &payload_set, &input_set);
+  if (op == Op::kCompress) return {&payload_set, &payload_set};
+  return {&payload_set, &input_set};
+}
+
+using SliceBuffers =
+    std::vector<grpc_slice_buffer, DirectAllocator<grpc_slice_buffer>>;
+
+// `count` initialised slice buffers, released with the set.
+class SliceBufferSet {
+ public:
+  explicit SliceBufferSet(size_t count) : buffers_(count) {
+    for (grpc_slice_buffer& buffer : buffers_) grpc_slice_buffer_init(&buffer);
+  }
+  ~SliceBufferSet() {
+    for (grpc_slice_buffer& buffer : buffers_) {
+      grpc_slice_buffer_destroy(&buffer);
+    }
+  }
+  SliceBufferSet(const SliceBufferSet&) = delete;
+  SliceBufferSet& operator=(const SliceBufferSet&) = delete;
+
+  grpc_slice_buffer* operator[](size_t i) { return &buffers_[i]; }
+
+ private:
+  SliceBuffers buffers_;
+};
+
+// Where the cold feeds of one message size are in their rotation: an
+// output held per message and the message next in turn. Shared by every
+// cold benchmark of that size and kept from run to run, so that a run goes
+// on where the last one stopped (Google Benchmark runs a function several
+// times to settle the iteration count; starting again at the first
+// message would read what the last run just brought into cache), and so
+// that the process holds that many recent outputs in its heap, as a server
+// does with many calls in flight. Each output starts as a written block of
+// the message size, so that even the first round reuses memory that is
+// resident: cold in cache, not new pages to fault in.
+struct ColdRotation {
+  ColdRotation(size_t count, size_t size) : outputs(count) {
+    for (size_t i = 0; i < count; ++i) {
+      grpc_slice block = grpc_slice_malloc(size);
+      std::memset(GRPC_SLICE_START_PTR(block), 0, size);
+      grpc_slice_buffer_add_indexed(outputs[i], block);
+    }
+  }
+  SliceBufferSet outputs;
+  size_t next = 0;
+};
+
+ColdRotation& RotationFor(size_t size, size_t count) {
+  static auto* rotations = new std::map<size_t, std::unique_ptr<ColdRotation>>;
+  std::unique_ptr<ColdRotation>& rotation = (*rotations)[size];
+  if (rotation == nullptr) {
+    rotation = std::make_unique<ColdRotation>(count, size);
+  }
+  return *rotation;
+}
+
+// `bytes` as the slices `feed` hands the codec; they refer to `bytes`.
+void FillInput(Op op, Feed feed, absl::string_view bytes,
+               grpc_slice_buffer* input) {
+  std::vector<size_t> lengths = {bytes.size()};
+  if (feed == Feed::kSliced) lengths = SlicedLengths(op, bytes.size());
+  size_t at = 0;
+  for (size_t length : lengths) {
+    // Not grpc_slice_buffer_add, which would merge the adjacent static
+    // slices back into one.
+    grpc_slice_buffer_add_indexed(
+        input, grpc_slice_from_static_buffer(bytes.data() + at, length));
+    at += length;
+  }
+}
+
 void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,
               Impl impl) {
-  const std::string payload = payloads::Make(kind, size);
-  // Decompress input is a gzip stream even for incompressible data (core
-  // would not have compressed it, but a peer may).
-  std::string input_bytes = payload;
-  CompressOptions input_options;
-  if (impl.own_input) input_options.backend = impl.backend;
-  if (op == Op::kDecompress &&
-      !CompressToString(payload, input_options, &input_bytes).ok()) {
-    state.SkipWithError("could not prepare the gzip input");
+  MessageSet payload;
+  MessageSet input;
+  Messages messages{&payload, &input};
+  if (impl.feed == Feed::kCold) {
+    messages = ColdMessages(op, kind, size, impl);
+  } else {
+    MakeMessages(op, kind, size, impl, 1, &payload, &input);
+    if (op == Op::kCompress) messages.inputs = &payload;
+  }
+  const size_t count = messages.inputs->size();
+  if (count == 0 || count != messages.payloads->size()) {
+    state.SkipWithError("could not prepare the input");
     return;
   }
-  grpc_slice_buffer input;
-  grpc_slice_buffer_init(&input);
-  grpc_slice_buffer_add(&input, grpc_slice_from_static_buffer(
-                                    input_bytes.data(), input_bytes.size()));
-  if (!RoundTripOk(op, impl, &input, payload)) {
-    grpc_slice_buffer_destroy(&input);
-    state.SkipWithError("round trip failed");
-    return;
+  SliceBufferSet inputs(count);
+  for (size_t i = 0; i < count; ++i) {
+    FillInput(op, impl.feed, (*messages.inputs)[i], inputs[i]);
   }
-  CodecOp codec_op(op, impl, &input);
+  // The first and last messages stand for the rest: checking tens of
+  // thousands would cost more than the run.
+  for (size_t i : {size_t{0}, count - 1}) {
+    if (!RoundTripOk(op, impl, inputs[i], (*messages.payloads)[i])) {
+      state.SkipWithError("round trip failed");
+      return;
+    }
+  }
+  const CompressOptions options = OptionsOf(impl);
   // Steady state: the pool is warm, so the one-off creation of a context is
   // not charged to the measured ops.
-  const int64_t produced = codec_op.Run();
-  const double context_bytes = ContextHeapBytes(op, impl, input_bytes);
+  const int64_t produced = RunOnce(op, impl, options, inputs[0]);
+  const double context_bytes =
+      ContextHeapBytes(op, impl, (*messages.inputs)[0]);
+  // A cold feed keeps each output until its message comes round again, so
+  // that outputs too rotate through memory instead of reusing one block.
+  ColdRotation* rotation =
+      impl.feed == Feed::kCold ? &RotationFor(size, count) : nullptr;
 
   const uint64_t faults_before = ThreadMinorFaults();
   const AllocCounts before = ReadAllocCounts();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(codec_op.Run());
+  if (rotation != nullptr) {
+    size_t next = rotation->next;
+    for (auto _ : state) {
+      grpc_slice_buffer* out = rotation->outputs[next];
+      grpc_slice_buffer_reset_and_unref(out);
+      benchmark::DoNotOptimize(RunOp(op, impl, options, inputs[next], out));
+      next = next + 1 == count ? 0 : next + 1;
+    }
+    rotation->next = next;
+  } else {
+    for (auto _ : state) {
+      benchmark::DoNotOptimize(RunOnce(op, impl, options, inputs[0]));
+    }
   }
   const AllocCounts used = ReadAllocCounts() - before;
   const uint64_t faults = ThreadMinorFaults() - faults_before;
-  grpc_slice_buffer_destroy(&input);
 
   using benchmark::Counter;
   auto per_op = [](uint64_t value) {
@@ -238,6 +590,8 @@ void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,
   state.counters["minor_faults_per_op"] = per_op(faults);
   state.counters["output_bytes"] = static_cast<double>(produced);
   state.counters["context_heap_bytes"] = context_bytes;
+  state.counters["input_slices"] = static_cast<double>(inputs[0]->count);
+  state.counters["messages"] = static_cast<double>(count);
 }
 
 // Takes --payloads=<kind>,<kind>,... or --payloads=all out of argv, which
@@ -279,8 +633,9 @@ void RegisterAll(const std::vector<payloads::Kind>& kinds) {
   for (Op op : {Op::kCompress, Op::kDecompress}) {
     for (payloads::Kind kind : kinds) {
       for (size_t size : payloads::AllSizes()) {
-        for (const Impl& impl :
-             op == Op::kCompress ? CompressImpls() : DecompressImpls()) {
+        for (const Impl& impl : op == Op::kCompress
+                                    ? CompressImpls(kind, size)
+                                    : DecompressImpls(kind, size)) {
           const std::string name =
               std::string(OpName(op)) + "/" + payloads::KindName(kind) + "/" +
               std::to_string(size) + "/" + ImplName(op, impl);

@@ -124,10 +124,10 @@ bool PooledCompress(const grpc_slice_buffer& input,
   return Compress(internal::ViewsOf(input), options, &sink).ok();
 }
 
-bool PooledDecompress(const grpc_slice_buffer& input, Backend backend,
-                      grpc_slice_buffer* output) {
+bool PooledDecompress(const grpc_slice_buffer& input, Format format,
+                      Backend backend, grpc_slice_buffer* output) {
   internal::SliceBufferSink sink(output);
-  return Decompress(internal::ViewsOf(input), Format::kGzip,
+  return Decompress(internal::ViewsOf(input), format,
                     std::numeric_limits<size_t>::max(), &sink, backend)
       .ok();
 }

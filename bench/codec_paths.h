@@ -3,8 +3,9 @@
 //  - Stock*: a faithful copy of gRPC 1.51 core's message_compress.cc, which
 //    builds and tears down a zlib stream for every message and writes 1 KiB
 //    output slices;
-//  - Pooled*: the pooled_gzip codec with a chosen backend and level, called
-//    the way the core codec calls it (slices in, slices out).
+//  - Pooled*: the pooled_gzip codec with a chosen backend, level and
+//    format, called the way the core codec calls it (slices in, slices
+//    out).
 // Core's own functions are not exported by libgrpc, hence the replica.
 
 #ifndef POOLED_GZIP_BENCH_CODEC_PATHS_H_
@@ -34,9 +35,10 @@ bool PooledCompress(const grpc_slice_buffer& input,
                     const pooled_gzip::internal::CompressOptions& options,
                     grpc_slice_buffer* output);
 
-// Appends the inflated form of gzip `input` to `output` with the pooled
-// codec of `backend`; false on error.
-bool PooledDecompress(const grpc_slice_buffer& input, Backend backend,
+// Appends the inflated form of `input`, a stream of `format`, to `output`
+// with the pooled codec of `backend`; false on error.
+bool PooledDecompress(const grpc_slice_buffer& input,
+                      pooled_gzip::internal::Format format, Backend backend,
                       grpc_slice_buffer* output);
 
 // Flattens a slice buffer, for checking round trips.

@@ -105,16 +105,13 @@ def met(ok):
 
 
 def impl_key(name):
-    """Sort key: stock, then zlib, libdeflate, isal, each by level; a
-    backend's decoder on its own output ("libdeflate-own") after its
-    levels."""
+    """Sort key: stock, then zlib, libdeflate, isal, each by level;
+    decoders ("isal@zlib-6") by decoder, then by encoder the same way."""
+    decoder, at, encoder = name.partition("@")
+    if at:
+        return impl_key(decoder) + impl_key(encoder)
     backend, _, level = name.partition("-")
-    if not level:
-        rank = -1
-    elif level.isdigit():
-        rank = int(level)
-    else:
-        rank = 99
+    rank = int(level) if level.isdigit() else -1
     return (BACKEND_ORDER.get(backend, 9), rank)
 
 
@@ -129,7 +126,9 @@ def table(header, rows):
 
 
 def load_codec(paths):
-    """Rows keyed by (op, kind, size, impl), from Google Benchmark JSON.
+    """Rows keyed by (op, kind, size, impl), from Google Benchmark JSON, and
+    those of names with a tail ("/deflate", "/sliced", "/cold") apart, keyed
+    by (op, kind, size, impl, tail).
 
     Prefers the median aggregate of repetitions; a run without repetitions
     (the smoke test) has only plain iterations, which are used as they are.
@@ -149,8 +148,8 @@ def load_codec(paths):
                 b.get("aggregate_name") == "median"
             is_plain = b.get("run_type", "iteration") == "iteration"
             name = b.get("run_name", b["name"])
-            op, kind, size, impl = name.split("/")[:4]
-            key = (op, kind, int(size), impl)
+            op, kind, size, impl, *tail = name.split("/")
+            key = (op, kind, int(size), impl) + tuple(tail)
             if b.get("aggregate_name") == "cv":
                 cvs[key] = b["cpu_time"]
             if not (is_median or is_plain):
@@ -165,7 +164,9 @@ def load_codec(paths):
     for key, cv in cvs.items():
         if key in rows:
             rows[key]["time_cv"] = cv
-    return rows, context
+    tailed = {k: v for k, v in rows.items() if len(k) > 4}
+    rows = {k: v for k, v in rows.items() if len(k) == 4}
+    return rows, tailed, context
 
 
 def load_e2e(path):
@@ -580,6 +581,10 @@ def codec_tables(codec):
             # The run measures 1 B on one payload only.
             here = [k for k in kinds if any(
                 (op, k, size, i) in codec for i in impls)]
+            # The decoder matrix runs on one payload; its table is apart.
+            if len(here) > 1:
+                impls = [i for i in impls if all(
+                    (op, k, size, i) in codec for k in here)]
             rows = []
             for impl in impls:
                 row = [impl]
@@ -614,7 +619,166 @@ def codec_tables(codec):
     return out
 
 
-def write_markdown(path, args, codec, context, e2e, tuned, png_name,
+DECODERS = ("zlib", "libdeflate", "isal")
+ENCODERS = ("zlib-6", "libdeflate-6", "isal-1")
+FORMATS = ("gzip", "deflate")
+
+
+def decoder_row(codec, tailed, fmt, kind, size, impl):
+    if fmt == "gzip":
+        return codec.get(("decompress", kind, size, impl))
+    return tailed.get(("decompress", kind, size, impl, "deflate"))
+
+
+def decoder_cells(codec, tailed):
+    """(kind, size) of the decoder matrix: every decoder on every encoder's
+    gzip."""
+    cells = {(k[1], k[2]) for k in codec if k[0] == "decompress"}
+    return sorted(c for c in cells if all(
+        ("decompress", c[0], c[1], "%s@%s" % (d, e)) in codec
+        for d in DECODERS for e in ENCODERS))
+
+
+def decoder_table(codec, tailed):
+    """Rows: an encoder's output (format, size); columns: the decoders, time
+    per message and speed vs zlib's decoder on the same input, the fastest
+    in bold; core's own path (stock) where its input is, zlib-6 gzip."""
+    rows = []
+    cells = decoder_cells(codec, tailed)
+    kinds = sorted({c[0] for c in cells})
+    for fmt in FORMATS:
+        for kind, size in cells:
+            for encoder in ENCODERS:
+                found = {d: decoder_row(codec, tailed, fmt, kind, size,
+                                        "%s@%s" % (d, encoder))
+                         for d in DECODERS}
+                if not any(found.values()):
+                    continue
+                ref = found["zlib"]
+                timed = {d: r["time_us"] for d, r in found.items() if r}
+                fastest = min(timed, key=timed.get)
+                row = ["%s, %s%s" % (fmt, size_label(size),
+                                     "" if len(kinds) == 1 else ", " + kind),
+                       encoder]
+                stock = codec.get(("decompress", kind, size, "stock"))
+                row.append(
+                    "%s (%s)" % (fmt_us(stock["time_us"]),
+                                 fmt_x(ratio(ref["time_us"],
+                                             stock["time_us"])))
+                    if fmt == "gzip" and encoder == "zlib-6" and stock and
+                    ref else "")
+                for d in DECODERS:
+                    r = found[d]
+                    if not r:
+                        row.append("n/a")
+                        continue
+                    cell = "%s (%s)" % (fmt_us(r["time_us"]), fmt_x(
+                        ratio(ref["time_us"], r["time_us"]) if ref else None))
+                    row.append("**%s**" % cell if d == fastest else cell)
+                # Decoders within noise of the fastest (the larger of the
+                # two spreads, 5% at least) are named with it.
+                close = [d for d in DECODERS if d != fastest and d in timed
+                         and timed[d] <= timed[fastest] * (1 + max(
+                             0.05, found[d].get("time_cv", 0),
+                             found[fastest].get("time_cv", 0)))]
+                row.append(" ".join([fastest] + ["≈ " + d for d in close]))
+                rows.append(row)
+    return kinds, table(["input (format, size)", "written by",
+                         "stock (core's path)"] + list(DECODERS) +
+                        ["fastest"], rows)
+
+
+FEEDS = ("sliced", "cold")
+
+
+def feed_rows(codec, tailed):
+    """Per op, size and impl with a sliced or cold run: warm, sliced and
+    cold time side by side."""
+    keys = sorted({k[:4] for k in tailed if k[4] in FEEDS},
+                  key=lambda k: (k[0], k[1], k[2], impl_key(k[3])))
+    rows = []
+    for op, kind, size, impl in keys:
+        warm = codec.get((op, kind, size, impl))
+        sliced = tailed.get((op, kind, size, impl, "sliced"))
+        cold = tailed.get((op, kind, size, impl, "cold"))
+        base = warm["time_us"] if warm else None
+
+        def vs(row):
+            return fmt_x(ratio(row["time_us"], base)) if row else "n/a"
+
+        def faults(row):
+            return fmt(row.get("minor_faults_per_op"), 1) if row else "n/a"
+
+        rows.append([
+            op, "%s %s" % (kind, size_label(size)), impl,
+            fmt_us(base),
+            "%s, %d slices" % (fmt_us(sliced["time_us"]),
+                               sliced.get("input_slices", 0))
+            if sliced else "one slice, as warm",
+            fmt_us(cold["time_us"]) if cold else "n/a",
+            vs(sliced) if sliced else "", vs(cold),
+            "%s / %s" % (faults(warm), faults(cold)),
+            "%d" % cold["messages"] if cold else "n/a"])
+    return rows
+
+
+def feed_section(codec, tailed):
+    rows = feed_rows(codec, tailed)
+    if not rows:
+        return []
+    out = ["## Input as a server meets it: sliced and cold\n"]
+    out.append(
+        "The default setups again, with the input fed as gRPC core hands "
+        "it to the codec on a server. *Sliced*: the slice layout measured "
+        "on gRPC 1.51 over loopback (`SlicedLengths` in "
+        "`bench/codec_bench.cc`): a received message comes as sub-slices "
+        "of the transport's 64 KiB reads, starting anywhere in the first "
+        "(here: half the message, at most 32 KiB, then 64 KiB slices); a "
+        "sent one is one slice up to 1 MiB, as grpcpp serializes in 1 MiB "
+        "blocks, so only the 1 MiB payload (cut as its 4-byte field header "
+        "makes it, 1 MiB - 4 B + 4 B) differs from warm. *Cold*: one slice, "
+        "but a rotation over that many distinct messages of the payload "
+        "(twice the last-level cache of input), each output held until its "
+        "message comes round again, run in a process of its own. *Warm* is "
+        "the same message in one slice every time (the tables above). "
+        "Decompress input is each setup's own output (stock: zlib-6). "
+        "*x/warm* > 1 is slower than warm. Faults are minor page faults "
+        "per message: in the cold process many outputs are held, so glibc "
+        "no longer trims the heap top, which is most of stock's warm cost "
+        "at 1 KiB. At 1 KiB the cold penalty is mostly the messages being "
+        "distinct, not memory: it is there already with 16 distinct "
+        "messages that all fit in L2 (a loop over one message lets the "
+        "branch predictors learn it).\n")
+    out.append(table(["op", "payload", "impl", "warm", "sliced", "cold",
+                      "sliced/warm", "cold/warm", "faults warm / cold",
+                      "cold messages"], rows))
+    out.append("")
+    return out
+
+
+def decoder_section(codec, tailed):
+    kinds, text = decoder_table(codec, tailed)
+    if not kinds:
+        return []
+    out = ["## Decoders\n"]
+    out.append(
+        "Every decoder on every default encoder's output, %s payload: gzip "
+        "(what gRPC calls gzip) and the zlib format (gRPC's *deflate*). "
+        "Time is CPU time per message; in brackets, speed against zlib's "
+        "decoder on the same input (> 1 is faster); the fastest in bold, "
+        "and under *fastest* with ≈ the others within the noise (the "
+        "larger coefficient of variation of the two, 5%% at least). "
+        "*stock* is core's own path (a fresh zlib stream per message) on "
+        "the only input it gets from a stock peer, zlib-6 gzip. The "
+        "libdeflate backend hands the zlib format to zlib (that format "
+        "carries no size to allocate the output by), so its *deflate* "
+        "cells are zlib's.\n" % ", ".join(kinds))
+    out.append(text)
+    out.append("")
+    return out
+
+
+def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
                    recommended, choices):
     info = machine()
     out = ["# pooled-gzip benchmarks\n"]
@@ -753,13 +917,18 @@ def write_markdown(path, args, codec, context, e2e, tuned, png_name,
                "message (median of repetitions in random order; ± is their "
                "coefficient of variation), each size in its own process; "
                "1 B only on one payload, as one byte is one byte. "
-               "Decompress input is stock's zlib-6 output, what a stock peer "
-               "sends; the *-own* rows decode that backend's own output at "
-               "its default level. Heap per pooled context is what one context of that "
-               "backend and level holds between messages (the pool keeps up "
-               "to 2 per thread per kind, within its byte cap); heap/op is "
-               "what one message allocates, its output included.\n")
+               "Decompress rows are *decoder@encoder*: *zlib@zlib-6* and "
+               "the like decode stock's zlib-6 output, what a stock peer "
+               "sends; *libdeflate@libdeflate-6* and *isal@isal-1* decode "
+               "that backend's own output at its default level (every "
+               "pairing is under Decoders). Heap per pooled context is what "
+               "one context of that backend and level holds between "
+               "messages (the pool keeps up to 2 per thread per kind, "
+               "within its byte cap); heap/op is what one message "
+               "allocates, its output included.\n")
     out += codec_tables(codec)
+    out += decoder_section(codec, tailed)
+    out += feed_section(codec, tailed)
     with open(path, "w") as f:
         f.write("\n".join(out))
 
@@ -907,7 +1076,7 @@ def main():
     parser.add_argument("--backend-versions", default="")
     args = parser.parse_args()
 
-    codec, context = load_codec(args.codec)
+    codec, tailed, context = load_codec(args.codec)
     recommended, choices = recommend(codec)
     if args.recommend:
         if not recommended:
@@ -922,8 +1091,8 @@ def main():
     if args.png and write_chart(args.png, e2e, codec, recommended):
         png_name = os.path.relpath(args.png, os.path.dirname(
             os.path.abspath(args.md)))
-    write_markdown(args.md, args, codec, context, e2e, tuned, png_name,
-                   recommended, choices)
+    write_markdown(args.md, args, codec, tailed, context, e2e, tuned,
+                   png_name, recommended, choices)
     print("recommended default: %s" % recommended)
     for target, scope, measured, verdict in target_rows(e2e, recommended,
                                                         tuned):

@@ -50,10 +50,11 @@ if(STEP STREQUAL "codec")
   file(READ "${json_file}" json)
   json_length(count "${json}" benchmarks)
   # compress: stock + zlib 1, 6, 9 + libdeflate 1, 4, 5, 6, 7, 9 + ISA-L
-  # 0..3; decompress: stock + the three backends, and the two fast ones on
-  # their own output.
-  if(NOT count EQUAL 20)
-    fail("expected 20 benchmark rows, got ${count}")
+  # 0..3, and the four default setups cold (sliced is one slice at 1 KiB);
+  # decompress: stock + the three decoders on the three default encoders in
+  # gzip and deflate, and the four default setups sliced and cold.
+  if(NOT count EQUAL 45)
+    fail("expected 45 benchmark rows, got ${count}")
   endif()
   math(EXPR last "${count} - 1")
   set(names "")
@@ -68,9 +69,19 @@ if(STEP STREQUAL "codec")
     endif()
     foreach(counter real_time cpu_time bytes_per_second allocs_per_op
         heap_bytes_per_op zlib_state_allocs_per_op zlib_state_bytes_per_op
-        minor_faults_per_op output_bytes context_heap_bytes)
+        minor_faults_per_op output_bytes context_heap_bytes input_slices
+        messages)
       json_get(value "${row}" ${counter})
     endforeach()
+    # The feeds must be what they claim: core's slices, many messages.
+    json_get(input_slices "${row}" input_slices)
+    json_get(messages "${row}" messages)
+    if(name MATCHES "/sliced$" AND NOT input_slices GREATER 1)
+      fail("${name}: ${input_slices} input slice(s)")
+    endif()
+    if(name MATCHES "/cold$" AND NOT messages GREATER 1000)
+      fail("${name}: only ${messages} distinct messages")
+    endif()
     json_get(iterations "${row}" iterations)
     if(iterations LESS 1)
       fail("${name} ran no iterations")
@@ -81,12 +92,12 @@ if(STEP STREQUAL "codec")
     endif()
     # The interposer must see zlib's own mallocs: core's path allocates a
     # fresh deflate state (5 blocks) for every message.
-    if(name MATCHES "^compress/.*/stock$")
+    if(name MATCHES "^compress/.*/stock(/[a-z]+)?$")
       json_get(zlib_allocs "${row}" zlib_state_allocs_per_op)
       if(NOT zlib_allocs GREATER_EQUAL 5)
         fail("${name}: zlib state allocations not counted (${zlib_allocs})")
       endif()
-    elseif(NOT name MATCHES "/stock$")
+    elseif(NOT name MATCHES "/stock(/[a-z]+)?$")
       json_get(context_bytes "${row}" context_heap_bytes)
       if(NOT context_bytes GREATER 0)
         fail("${name}: no heap per context")
@@ -94,8 +105,12 @@ if(STEP STREQUAL "codec")
     endif()
   endforeach()
   foreach(expected compress/proto/1024/zlib-6 compress/proto/1024/libdeflate-6
-      compress/proto/1024/isal-1 decompress/proto/1024/libdeflate
-      decompress/proto/1024/isal)
+      compress/proto/1024/isal-1 compress/proto/1024/isal-1/cold
+      decompress/proto/1024/libdeflate@zlib-6
+      decompress/proto/1024/isal@libdeflate-6
+      decompress/proto/1024/zlib@isal-1/deflate
+      decompress/proto/1024/libdeflate@libdeflate-6/sliced
+      decompress/proto/1024/stock/cold)
     if(NOT expected IN_LIST names)
       fail("no ${expected} row")
     endif()

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the benchmarks if needed and runs the whole suite:
 #   1. codec micro-benchmarks: stock zlib and the pooled codec of every
-#      backend at several levels, every payload kind, 1 B to 1 MiB;
+#      backend at several levels, every payload kind, 1 B to 1 MiB; every
+#      decoder on every default encoder's output; the default setups with
+#      input as core slices it and, in a process of their own, cold;
 #   2. the recommended default backend and level, picked from (1) by the
 #      rule "wire bytes within 5% of stock zlib-6 on realistic payloads, and
 #      the fastest that does" (bench/report.py --recommend);
@@ -81,13 +83,31 @@ cmake --build "$build" --target codec_bench e2e_bench \
 mkdir -p "$raw"
 rm -f "$raw"/codec_bench_*.json "$raw"/codec_bench_*.log
 
+# One codec_bench process: codec_run NAME KINDS REPS FILTER writes
+# $raw/codec_bench_NAME.json and adds it to codec_json.
+codec_json=()
+codec_run() {
+  local out="$raw/codec_bench_$1.json"
+  local repeated
+  repeated=$([[ $3 -gt 1 ]] && echo true || echo false)
+  "$build/bench/codec_bench" --payloads="$2" \
+    --benchmark_filter="$4" \
+    --benchmark_min_time="$codec_min_time" \
+    --benchmark_repetitions="$3" \
+    --benchmark_enable_random_interleaving="$repeated" \
+    --benchmark_report_aggregates_only="$repeated" \
+    --benchmark_out="$out" --benchmark_out_format=json \
+    >"$raw/codec_bench_$1.log" 2>&1
+  codec_json+=("$out")
+}
+
 # Codec: one process per size. What the heap held before changes whether
 # glibc trims (and so stock's time for small messages); a process per size
-# keeps large payloads from changing the heap that small ones see.
-codec_json=()
+# keeps large payloads from changing the heap that small ones see, and one
+# more per size for the cold feeds keeps their thousands of held outputs
+# from changing it for the rest.
 for size in 1 1024 65536 1048576; do
   log "codec_bench, ${size}-byte messages"
-  out="$raw/codec_bench_$size.json"
   kinds="$codec_kinds"
   reps=$codec_reps
   # One byte is one byte whatever the payload: what it shows is the cost of
@@ -95,16 +115,12 @@ for size in 1 1024 65536 1048576; do
   # enough to be steady with fewer repetitions, which saves a minute.
   if [[ $size == 1 ]]; then kinds=proto; fi
   if [[ $size == 1048576 && $reps -gt 3 ]]; then reps=3; fi
-  repeated=$([[ $reps -gt 1 ]] && echo true || echo false)
-  "$build/bench/codec_bench" --payloads="$kinds" \
-    --benchmark_filter="/$size/" \
-    --benchmark_min_time="$codec_min_time" \
-    --benchmark_repetitions="$reps" \
-    --benchmark_enable_random_interleaving="$repeated" \
-    --benchmark_report_aggregates_only="$repeated" \
-    --benchmark_out="$out" --benchmark_out_format=json \
-    >"$raw/codec_bench_$size.log" 2>&1
-  codec_json+=("$out")
+  codec_run "$size" "$kinds" "$reps" \
+    "^[a-z]+/[a-z]+/$size/[^/]+(/deflate|/sliced)?\$"
+  if [[ $size != 1 ]]; then
+    log "codec_bench, ${size}-byte messages, cold"
+    codec_run "${size}_cold" proto "$reps" "^[a-z]+/proto/$size/[^/]+/cold\$"
+  fi
 done
 
 # The default the codec figures recommend runs end to end too, next to the
