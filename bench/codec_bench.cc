@@ -53,6 +53,7 @@
 #include "alloc_counter.h"
 #include "codec/backend.h"
 #include "codec/codec.h"
+#include "codec/settings.h"
 #include "codec_paths.h"
 #include "direct_allocator.h"
 #include "payloads.h"
@@ -230,8 +231,8 @@ std::vector<Impl> CompressImpls(payloads::Kind kind, size_t size) {
 
 // Stock and each decoder on zlib-6 (a stock peer's message), each fast
 // backend on its own default output; on the detail cells every decoder on
-// every default encoder in both formats, then the default setups, each on
-// its own output, sliced and cold.
+// every default encoder in both formats, then what the default setups
+// do with what they receive (the library's gzip decoder), sliced and cold.
 std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
   const Backend decoders[] = {Backend::kZlib, Backend::kLibdeflate,
                               Backend::kIsal};
@@ -251,9 +252,12 @@ std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
       }
     }
   }
-  const Impl defaults[] = {StockImpl(), DecompressImpl(Backend::kZlib, kZlib6),
-                           DecompressImpl(Backend::kLibdeflate, kLibdeflate6),
-                           DecompressImpl(Backend::kIsal, kIsal1)};
+  // What a server of each default setup does with what it receives: the
+  // library's gzip decoder, whoever encoded.
+  const Backend decoder = pooled_gzip::internal::DefaultDecoder(Format::kGzip);
+  const Impl defaults[] = {StockImpl(), DecompressImpl(decoder, kZlib6),
+                           DecompressImpl(decoder, kLibdeflate6),
+                           DecompressImpl(decoder, kIsal1)};
   for (Feed feed : {Feed::kSliced, Feed::kCold}) {
     for (const Impl& impl : defaults) impls.push_back(impl.With(feed));
   }

@@ -47,6 +47,7 @@
 #include "absl/time/time.h"
 #include "alloc_counter.h"
 #include "child_process.h"
+#include "codec/settings.h"
 #include "e2e_peer.h"
 #include "e2e_results.h"
 #include "e2e_runner.h"
@@ -371,6 +372,9 @@ int Orchestrate() {
   if (ParseSetup("default", &library_default).ok()) {
     info.default_setup = SetupName(library_default);
   }
+  info.gzip_decoder =
+      std::string(BackendName(pooled_gzip::internal::DefaultDecoder(
+          pooled_gzip::internal::Format::kGzip)));
   info.label = absl::GetFlag(FLAGS_label);
   info.heap = HeapDescription();
   info.reps = absl::GetFlag(FLAGS_reps);

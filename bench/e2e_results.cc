@@ -191,6 +191,7 @@ std::string ToJson(const RunInfo& info, const std::vector<Row>& rows) {
       "  \"load_budget_ms\": ", info.load_budget_ms, ",\n", "  \"setups\": [",
       absl::StrJoin(setups, ", "), "],\n",
       "  \"default_setup\": ", JsonString(info.default_setup), ",\n",
+      "  \"gzip_decoder\": ", JsonString(info.gzip_decoder), ",\n",
       "  \"pin\": ", JsonString(info.pin), ",\n",
       "  \"fresh_pairs\": ", info.fresh_pairs ? "true" : "false", ",\n",
       "  \"rows\": [\n", absl::StrJoin(row_json, ",\n"), "\n  ]\n}\n");

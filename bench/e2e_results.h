@@ -36,8 +36,11 @@ struct RunInfo {
   int load_budget_ms = 0;
   std::vector<Setup> setups;
   std::string default_setup;  // the library's default, as a setup name
-  std::string pin = "none";   // --pin
-  bool fresh_pairs = false;   // new processes for every run
+  // The backend that inflates gzip in every pooled setup (Options::decoder
+  // unset: the library's default, whoever compressed).
+  std::string gzip_decoder;
+  std::string pin = "none";  // --pin
+  bool fresh_pairs = false;  // new processes for every run
 };
 
 // The q-quantile (0..1) by nearest rank; 0 for no samples.

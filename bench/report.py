@@ -741,7 +741,9 @@ def feed_section(codec, tailed):
         "(twice the last-level cache of input), each output held until its "
         "message comes round again, run in a process of its own. *Warm* is "
         "the same message in one slice every time (the tables above). "
-        "Decompress input is each setup's own output (stock: zlib-6). "
+        "Decompress is what each default setup's server does with what "
+        "it receives: the library's gzip decoder on that setup's output "
+        "(stock: core's path on zlib-6). "
         "*x/warm* > 1 is slower than warm. Faults are minor page faults "
         "per message: in the cold process many outputs are held, so glibc "
         "no longer trims the heap top, which is most of stock's warm cost "
@@ -753,6 +755,148 @@ def feed_section(codec, tailed):
                       "sliced/warm", "cold/warm", "faults warm / cold",
                       "cold messages"], rows))
     out.append("")
+    return out
+
+
+def insitu_rows(e2e, codec, tailed):
+    """Codec time per message inside the e2e server and client (the
+    library's own counters) beside codec_bench's figure for the same
+    payload, size, backend, level and decoder."""
+    decoder = e2e.get("gzip_decoder") or "libdeflate"
+    rows = []
+    for c in latency_cells(e2e):
+        if c[2] != TARGET_KIND or c[3] < 1024:
+            continue
+        cell = e2e["cells"][c]
+        for setup in e2e["setups"]:
+            r = cell.get(setup)
+            if not r or setup in ("none", "stock") or \
+                    "server_compress_us" not in r:
+                continue
+            for op, impl in (("compress", setup),
+                             ("decompress", "%s@%s" % (decoder, setup))):
+                warm = codec.get((op, c[2], c[3], impl))
+                cold = tailed.get((op, c[2], c[3], impl, "cold"))
+                server, client = r["server_%s_us" % op], \
+                    r["client_%s_us" % op]
+                insitu = max(server, client)
+                bench = [row["time_us"] for row in (warm, cold) if row]
+                # The bench figure nearest to what the server saw: warm and
+                # cold bracket it.
+                nearest = min(bench, key=lambda b: abs(insitu / b - 1)) \
+                    if bench and insitu > 0 else None
+                off = max(insitu / nearest, nearest / insitu) \
+                    if nearest else None
+                rows.append([
+                    setup_label(e2e, setup), size_label(c[3]), op, impl,
+                    fmt_us(server), fmt_us(client),
+                    fmt_us(warm["time_us"]) if warm else "n/a",
+                    fmt_us(cold["time_us"]) if cold else "n/a",
+                    fmt_x(off) if off else "n/a",
+                    met(off is not None and off <= 1.25)])
+    return rows
+
+
+def insitu_section(e2e, codec, tailed):
+    rows = insitu_rows(e2e, codec, tailed)
+    if not rows:
+        return []
+    out = ["## Codec time in situ vs benchmark\n"]
+    out.append(
+        "Time inside the codec per message in the end-to-end server and "
+        "client processes (bidi, one stream, %s payload), from the "
+        "library's own counters (`TrafficStats::codec_nanoseconds` over "
+        "every message the codec handled during the timed runs), beside "
+        "`codec_bench` on the same payload, size, backend, level and "
+        "decoder (received messages are inflated by the default gzip "
+        "decoder, %s, whoever compressed them): *warm* is one message over "
+        "and over, *cold* a rotation over more distinct messages than the "
+        "last-level cache holds. "
+        "*off by* is the in-situ figure (the larger of server and client) "
+        "against the nearer of the two; the target is 1.25x.\n" %
+        (TARGET_KIND, e2e.get("gzip_decoder") or "libdeflate"))
+    out.append(table(["setup", "size", "op", "bench impl", "server",
+                      "client", "bench warm", "bench cold", "off by",
+                      "within 1.25x"], rows))
+    out.append("")
+    return out
+
+
+def load_cost(path):
+    """codec_cost_bench's JSON: medians by name."""
+    if not path:
+        return {}
+    with open(path) as f:
+        doc = json.load(f)
+    rows = {}
+    for b in doc.get("benchmarks", []):
+        if b.get("run_type") == "aggregate" and \
+                b.get("aggregate_name") != "median":
+            continue
+        name = b.get("run_name", b["name"])
+        if b.get("run_type") != "aggregate" and name in rows:
+            continue
+        scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3,
+                 "s": 1e6}[b.get("time_unit", "us")]
+        b["time_us"] = b["cpu_time"] * scale
+        rows[name] = b
+    return rows
+
+
+def skip_section(cost):
+    skips = sorted({tuple(n.split("/")[1:3]) for n in cost
+                    if n.startswith("skip/")},
+                   key=lambda k: (k[0] not in REALISTIC + ("words", "text"),
+                                  k[0], int(k[1])))
+    if not skips:
+        return []
+    rows = []
+    for kind, size in skips:
+        off = cost.get("skip/%s/%s/off" % (kind, size))
+        on = cost.get("skip/%s/%s/on" % (kind, size))
+        judge = cost.get("judge/%s/%s" % (kind, size))
+        if not off or not on:
+            continue
+        skipped = on.get("compressed", 1) == 0 and off.get("compressed") == 1
+        rows.append([
+            kind, size_label(int(size)),
+            "%d, %s" % (off["output_bytes"], fmt_us(off["time_us"])),
+            "%d, %s" % (on["output_bytes"], fmt_us(on["time_us"])),
+            "skipped" if on.get("compressed", 1) == 0 else "compressed",
+            fmt_us(judge["time_us"]) if judge else "n/a",
+            "%.1f%%" % (100.0 * on["time_us"] / off["time_us"])])
+    out = ["## Skipping what does not compress\n"]
+    out.append(
+        "One message through the core codec's compress, the default backend "
+        "and level, with `Options::skip_incompressible` off and on "
+        "(`codec_cost_bench`, CPU time per message, median of repetitions): "
+        "what goes on the wire and what it costs. *gzfile* is the "
+        "machine's own `.gz` files back to back (each content once), "
+        "*deflated* a gzip stream of prose; *judge* is the skip decision "
+        "alone. Off, a message that does not shrink is compressed and then "
+        "sent plain anyway. *on / off* is the share of the full cost a "
+        "message pays with the option on.\n")
+    out.append(table(["payload", "size", "off: wire bytes, time",
+                      "on: wire bytes, time", "on", "judge",
+                      "on / off"], rows))
+    out.append("")
+    clock = cost.get("clock/overhead")
+    cheapest = cost.get("clock/proto/1024/isal-1")
+    default = cost.get("clock/proto/1024/default")
+    one = cost.get("clock/proto/1/default")
+    if clock and cheapest and default and one:
+        out.append(
+            "**Codec time's own cost.** Two clock reads and the counter "
+            "updates take %s per message; the cheapest message the codec "
+            "times, 1 KiB of proto through ISA-L-1, takes %s (%.2f%%; with "
+            "the default backend %s, %.2f%%). A 1 B message, declined "
+            "before any work and not timed, takes %s.\n" %
+            ("%.0f ns" % (clock["time_us"] * 1e3),
+             fmt_us(cheapest["time_us"]),
+             100.0 * clock["time_us"] / cheapest["time_us"],
+             fmt_us(default["time_us"]),
+             100.0 * clock["time_us"] / default["time_us"],
+             fmt_us(one["time_us"])))
     return out
 
 
@@ -779,7 +923,7 @@ def decoder_section(codec, tailed):
 
 
 def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
-                   recommended, choices):
+                   recommended, choices, cost):
     info = machine()
     out = ["# pooled-gzip benchmarks\n"]
     out.append("Generated by `scripts/run_benchmarks.sh%s` on %s%s." %
@@ -929,6 +1073,8 @@ def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
     out += codec_tables(codec)
     out += decoder_section(codec, tailed)
     out += feed_section(codec, tailed)
+    out += insitu_section(e2e, codec, tailed)
+    out += skip_section(cost)
     with open(path, "w") as f:
         f.write("\n".join(out))
 
@@ -1066,6 +1212,7 @@ def main():
                         help="print the recommended default and exit")
     parser.add_argument("--e2e")
     parser.add_argument("--e2e-tuned")
+    parser.add_argument("--cost", help="codec_cost_bench's JSON")
     parser.add_argument("--md")
     parser.add_argument("--png")
     parser.add_argument("--quick", action="store_true")
@@ -1092,7 +1239,7 @@ def main():
         png_name = os.path.relpath(args.png, os.path.dirname(
             os.path.abspath(args.md)))
     write_markdown(args.md, args, codec, tailed, context, e2e, tuned,
-                   png_name, recommended, choices)
+                   png_name, recommended, choices, load_cost(args.cost))
     print("recommended default: %s" % recommended)
     for target, scope, measured, verdict in target_rows(e2e, recommended,
                                                         tuned):

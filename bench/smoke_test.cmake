@@ -52,7 +52,8 @@ if(STEP STREQUAL "codec")
   # compress: stock + zlib 1, 6, 9 + libdeflate 1, 4, 5, 6, 7, 9 + ISA-L
   # 0..3, and the four default setups cold (sliced is one slice at 1 KiB);
   # decompress: stock + the three decoders on the three default encoders in
-  # gzip and deflate, and the four default setups sliced and cold.
+  # gzip and deflate, and what the four default setups decode, sliced and
+  # cold.
   if(NOT count EQUAL 45)
     fail("expected 45 benchmark rows, got ${count}")
   endif()

@@ -3,7 +3,8 @@
 #   1. codec micro-benchmarks: stock zlib and the pooled codec of every
 #      backend at several levels, every payload kind, 1 B to 1 MiB; every
 #      decoder on every default encoder's output; the default setups with
-#      input as core slices it and, in a process of their own, cold;
+#      input as core slices it and, in a process of their own, cold; what
+#      codec time's clock and the skip option cost;
 #   2. the recommended default backend and level, picked from (1) by the
 #      rule "wire bytes within 5% of stock zlib-6 on realistic payloads, and
 #      the fastest that does" (bench/report.py --recommend);
@@ -77,7 +78,7 @@ if [[ -f "$build/CMakeCache.txt" ]]; then
   done
 fi
 configure_preset "$build" -S "$repo" --preset bench -B "$build" "${keep[@]}"
-cmake --build "$build" --target codec_bench e2e_bench \
+cmake --build "$build" --target codec_bench codec_cost_bench e2e_bench \
   -j "${JOBS:-$(nproc)}" >/dev/null
 
 mkdir -p "$raw"
@@ -123,6 +124,16 @@ for size in 1 1024 65536 1048576; do
   fi
 done
 
+# What codec time's clock and the skip option cost.
+log "codec_cost_bench"
+cost_reps=$([[ $codec_reps -gt 3 ]] && echo 3 || echo "$codec_reps")
+"$build/bench/codec_cost_bench" --benchmark_min_time="$codec_min_time" \
+  --benchmark_repetitions="$cost_reps" \
+  --benchmark_enable_random_interleaving="$([[ $cost_reps -gt 1 ]] && echo true || echo false)" \
+  --benchmark_report_aggregates_only="$([[ $cost_reps -gt 1 ]] && echo true || echo false)" \
+  --benchmark_out="$raw/codec_cost_bench.json" --benchmark_out_format=json \
+  >"$raw/codec_cost_bench.log" 2>&1
+
 # The default the codec figures recommend runs end to end too, next to the
 # library's own default ("default"; the run drops whichever repeats another).
 recommended="$(python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
@@ -153,7 +164,7 @@ versions="libdeflate $(pkg-config --modversion libdeflate 2>/dev/null || echo '?
 versions+=" ISA-L $(pkg-config --modversion libisal 2>/dev/null || echo '?')"
 python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
   --e2e "$raw/e2e_bench.json" --e2e-tuned "$raw/e2e_bench_trim_raised.json" \
-  --md "$results/benchmarks.md" --png "$results/benchmarks.png" \
+  --cost "$raw/codec_cost_bench.json" --md "$results/benchmarks.md" --png "$results/benchmarks.png" \
   --runtime-seconds "$(($(date +%s) - start))" \
   --load-at-start "$load_at_start" \
   --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)" \
