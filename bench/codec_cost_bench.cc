@@ -11,8 +11,8 @@
 //
 // Each reports output_bytes (what goes on the wire) and, for skip, whether
 // the message was skipped. Kinds are those of testing/payloads.h plus two
-// of real compressed data: "gzfile", the machine's own .gz files
-// (/usr/share/doc) back to back, and "deflated", a gzip stream of prose.
+// of real compressed data: "gzfile", the machine's largest .gz files
+// (/usr/share/doc), and "deflated", a gzip stream of prose.
 
 #include <benchmark/benchmark.h>
 #include <grpc/grpc.h>
@@ -22,9 +22,11 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codec/compressibility.h"
@@ -41,29 +43,28 @@ using payloads::Kind;
 
 constexpr size_t kSizes[] = {1024, 65536, 1 << 20};
 
-// The machine's gzip files, concatenated in name order and cut to `size`:
-// real compressed data, the same on every run on one machine. Files of
-// the same content (packages share changelogs) are taken once: deflate
-// would find the repeat, which is another kind of payload.
+// The machine's largest gzip files, largest first, cut to `size`: real
+// compressed data, the same on every run on one machine. One file whole
+// where one is large enough; near-copies (packages share changelogs, which
+// deflate would find repeated) are left out by their first 4 KiB.
 std::string GzipFiles(size_t size) {
-  std::vector<std::filesystem::path> files;
+  std::vector<std::pair<uintmax_t, std::filesystem::path>> files;
   std::error_code error;
   for (const auto& entry :
        std::filesystem::recursive_directory_iterator("/usr/share/doc", error)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".gz" &&
-        entry.file_size() >= 4096) {
-      files.push_back(entry.path());
+    if (entry.is_regular_file(error) && entry.path().extension() == ".gz") {
+      files.emplace_back(entry.file_size(error), entry.path());
     }
   }
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), std::greater<>());
   std::string out;
   std::set<std::string> seen;
-  for (const auto& path : files) {
+  for (const auto& [bytes, path] : files) {
     if (out.size() >= size) break;
     std::ifstream in(path, std::ios::binary);
     std::string file((std::istreambuf_iterator<char>(in)),
                      std::istreambuf_iterator<char>());
-    if (seen.insert(file).second) out += file;
+    if (seen.insert(file.substr(0, 4096)).second) out += file;
   }
   out.resize(std::min(out.size(), size));
   return out;

@@ -33,10 +33,12 @@ REFERENCE = "zlib-6"  # byte-identical to stock gRPC's deflate
 # The performance targets, all on the protobuf-records payload.
 TARGET_KIND = "proto"
 LARGE_SIZES = (64 * 1024, 1 << 20)
-DEFAULT_SPEEDUP = 1.5
+# By message size: the bar each set for end-to-end speed over stock.
+DEFAULT_SPEEDUP = {64 * 1024: 2.2, 1 << 20: 2.3}
 FASTEST = "isal-1"
-FASTEST_SPEEDUP = 8.0
-FASTEST_THROUGHPUT = 5.0
+FASTEST_SPEEDUP = {64 * 1024: 10.0, 1 << 20: 11.0}
+FASTEST_THROUGHPUT = 8.0
+DEFAULT_THROUGHPUT = 2.0
 SMALL_SIZE = 1024
 NONE_RATIO = 1.4
 
@@ -289,10 +291,10 @@ def cell_at(e2e, kind, size):
         e2e["cells"].get(("unary", 1, kind, size))
 
 
-def throughput_ratio(e2e, cell_key):
+def throughput_ratio(e2e, cell_key, name=FASTEST):
     cell = e2e["cells"][cell_key]
-    return paired(cell, FASTEST, "stock", "rep_msgs_per_s") or \
-        ratio(field(cell, FASTEST, "msgs_per_s"),
+    return paired(cell, name, "stock", "rep_msgs_per_s") or \
+        ratio(field(cell, name, "msgs_per_s"),
               field(cell, "stock", "msgs_per_s"))
 
 
@@ -315,11 +317,11 @@ def target_rows(e2e, recommended, tuned=None):
                         field(cell, name, "cpu_us_per_msg"))
             wire = ratio(field(cell, name, "wire_bytes"),
                          field(cell, "stock", "wire_bytes"))
-            ok = speed is not None and speed >= DEFAULT_SPEEDUP and \
+            ok = speed is not None and speed >= DEFAULT_SPEEDUP[size] and \
                 wire is not None and wire <= BYTES_TOLERANCE
             out.append((
                 "%s (%s) at least %gx faster than stock end to end, at most "
-                "%d%% more wire bytes" % (role, name, DEFAULT_SPEEDUP,
+                "%d%% more wire bytes" % (role, name, DEFAULT_SPEEDUP[size],
                                           round((BYTES_TOLERANCE - 1) * 100)),
                 "%s %s" % (TARGET_KIND, size_label(size)),
                 "%s faster (paired p50; CPU per round trip %s), wire bytes "
@@ -337,36 +339,38 @@ def target_rows(e2e, recommended, tuned=None):
                          field(cell, "stock", "wire_bytes"))
             out.append((
                 "%s at least %gx faster than stock end to end" %
-                (FASTEST, FASTEST_SPEEDUP),
+                (FASTEST, FASTEST_SPEEDUP[size]),
                 "%s %s" % (TARGET_KIND, size_label(size)),
                 "%s faster (paired p50; CPU per round trip %s), wire bytes "
                 "%s of stock" % (fmt_x(speed), fmt_x(cpu), fmt_x(wire, 3)),
-                met(speed is not None and speed >= FASTEST_SPEEDUP)))
+                met(speed is not None and speed >= FASTEST_SPEEDUP[size])))
+    for name, bar in ((FASTEST, FASTEST_THROUGHPUT),
+                      (default, DEFAULT_THROUGHPUT)):
         for cell_key in load_cells(e2e):
             cell = e2e["cells"][cell_key]
-            if cell_key[2] != TARGET_KIND or FASTEST not in cell:
+            if cell_key[2] != TARGET_KIND or name not in cell:
                 continue
-            thr = throughput_ratio(e2e, cell_key)
+            thr = throughput_ratio(e2e, cell_key, name)
             cap = ratio(field(cell, "stock", "server_cpu_us_per_msg"),
-                        field(cell, FASTEST, "server_cpu_us_per_msg"))
+                        field(cell, name, "server_cpu_us_per_msg"))
             also = ""
             if tuned and cell_key in tuned["cells"] and \
-                    FASTEST in tuned["cells"][cell_key]:
+                    name in tuned["cells"][cell_key]:
                 also = ("; with glibc's trim threshold raised %s the round "
                         "trips per second, server CPU %s lower" %
-                        (fmt_x(throughput_ratio(tuned, cell_key)),
+                        (fmt_x(throughput_ratio(tuned, cell_key, name)),
                          fmt_x(ratio(field(tuned["cells"][cell_key], "stock",
                                            "server_cpu_us_per_msg"),
-                                     field(tuned["cells"][cell_key], FASTEST,
+                                     field(tuned["cells"][cell_key], name,
                                            "server_cpu_us_per_msg")))))
             out.append((
                 "%s at least %gx stock's server throughput" %
-                (FASTEST, FASTEST_THROUGHPUT),
+                (setup_label(e2e, name), bar),
                 "%s %s, %d concurrent streams" %
                 (TARGET_KIND, size_label(cell_key[3]), cell_key[1]),
                 "%s the round trips per second; server CPU per round trip "
                 "%s lower%s" % (fmt_x(thr), fmt_x(cap), also),
-                met(thr is not None and thr >= FASTEST_THROUGHPUT)))
+                met(thr is not None and thr >= bar)))
     cell = cell_at(e2e, TARGET_KIND, SMALL_SIZE)
     if cell and "none" in cell:
         best = None
@@ -857,28 +861,39 @@ def skip_section(cost):
         judge = cost.get("judge/%s/%s" % (kind, size))
         if not off or not on:
             continue
-        skipped = on.get("compressed", 1) == 0 and off.get("compressed") == 1
+        skipped = on.get("compressed", 1) == 0
+        # A skipped message costs what "on" took; a compressed one, the
+        # full compression plus the decision, which is what "judge" times
+        # (the two compressions differ by noise alone).
+        if skipped:
+            cost_text = "%.1f%% of off" % (100.0 * on["time_us"] /
+                                           off["time_us"])
+        elif judge:
+            cost_text = "+%.2f%% (the decision)" % (100.0 * judge["time_us"] /
+                                                    off["time_us"])
+        else:
+            cost_text = "n/a"
         rows.append([
             kind, size_label(int(size)),
             "%d, %s" % (off["output_bytes"], fmt_us(off["time_us"])),
             "%d, %s" % (on["output_bytes"], fmt_us(on["time_us"])),
-            "skipped" if on.get("compressed", 1) == 0 else "compressed",
-            fmt_us(judge["time_us"]) if judge else "n/a",
-            "%.1f%%" % (100.0 * on["time_us"] / off["time_us"])])
+            "skipped" if skipped else "compressed",
+            fmt_us(judge["time_us"]) if judge else "n/a", cost_text])
     out = ["## Skipping what does not compress\n"]
     out.append(
         "One message through the core codec's compress, the default backend "
         "and level, with `Options::skip_incompressible` off and on "
         "(`codec_cost_bench`, CPU time per message, median of repetitions): "
         "what goes on the wire and what it costs. *gzfile* is the "
-        "machine's own `.gz` files back to back (each content once), "
+        "machine's largest `.gz` files (under /usr/share/doc), "
         "*deflated* a gzip stream of prose; *judge* is the skip decision "
         "alone. Off, a message that does not shrink is compressed and then "
-        "sent plain anyway. *on / off* is the share of the full cost a "
-        "message pays with the option on.\n")
+        "sent plain anyway. *cost with it on*: for a skipped message, "
+        "its time against the full compression; for a compressed one, "
+        "what the decision adds to it.\n")
     out.append(table(["payload", "size", "off: wire bytes, time",
                       "on: wire bytes, time", "on", "judge",
-                      "on / off"], rows))
+                      "cost with it on"], rows))
     out.append("")
     clock = cost.get("clock/overhead")
     cheapest = cost.get("clock/proto/1024/isal-1")
