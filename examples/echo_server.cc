@@ -33,6 +33,12 @@ ABSL_FLAG(std::string, compression, "none",
 ABSL_FLAG(std::string, backend, "",
           "pooled mode: zlib | libdeflate | isal (empty: the default)");
 ABSL_FLAG(int, level, -1, "pooled mode: the backend's level; -1: default");
+ABSL_FLAG(std::string, decoder, "",
+          "pooled mode: the backend that inflates requests, whoever "
+          "compressed them (empty: the fastest per format)");
+ABSL_FLAG(bool, skip_incompressible, false,
+          "pooled mode: send responses that would not compress plain, "
+          "without compressing them first");
 ABSL_FLAG(int, max_receive_mib, 0, "largest request in MiB; 0: gRPC's 4");
 ABSL_FLAG(int, metrics_port, 0,
           "serve Prometheus metrics on 127.0.0.1:PORT; 0: off, -1: any port");
@@ -125,15 +131,24 @@ int main(int argc, char** argv) {
   }
   const bool pooled = mode == "pooled";
 
-  // Process-wide and optional: another backend or level for every message.
+  // Process-wide and optional: another backend, level or decoder for every
+  // message, and skipping what does not compress.
   const std::string backend = absl::GetFlag(FLAGS_backend);
+  const std::string decoder = absl::GetFlag(FLAGS_decoder);
   const int level = absl::GetFlag(FLAGS_level);
-  if (pooled && (!backend.empty() || level != pooled_gzip::kDefaultLevel)) {
+  const bool skip = absl::GetFlag(FLAGS_skip_incompressible);
+  if (pooled && (!backend.empty() || !decoder.empty() || skip ||
+                 level != pooled_gzip::kDefaultLevel)) {
     pooled_gzip::Options options = pooled_gzip::GetOptions();
     const auto parsed = pooled_gzip::ParseBackend(backend);
     if (!backend.empty() && !parsed) return std::cerr << "bad --backend\n", 2;
     if (parsed) options.backend = *parsed;
+    options.decoder = pooled_gzip::ParseBackend(decoder);
+    if (!decoder.empty() && !options.decoder) {
+      return std::cerr << "bad --decoder\n", 2;
+    }
     options.level = level;
+    options.skip_incompressible = skip;
     if (const absl::Status s = pooled_gzip::Configure(options); !s.ok()) {
       return std::cerr << s.message() << "\n", 2;
     }

@@ -22,7 +22,7 @@
 #   scripts/run_benchmarks.sh [--quick]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
-# pipeline in under a minute (figures are then too noisy to quote).
+# pipeline in about 80 s (figures are then too noisy to quote).
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc).
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The echo server's Prometheus metrics, scraped around gzip traffic.
 
-Starts echo_server with --metrics_port=-1 and scrapes /metrics over HTTP
-before and after two unary gzip loads from echo_client (8, then 16 requests).
+Starts echo_server with --metrics_port=-1 (skipping on, zlib as the decoder)
+and scrapes /metrics over HTTP before and after two unary gzip loads from
+echo_client (8, then 16 requests).
 Each scrape follows the client's exit, so the server has finished every
 message it counts. Checks that the message and byte counters moved by exactly
 what the loads sent, and that the scrape is Prometheus text format as the
@@ -181,6 +182,8 @@ def check_load(before, after, n):
         got = delta("pooled_gzip_messages_total", **labels)
         check(got == n, "%d %s: messages_total%s rose by %d" %
               (n, what, labels, got))
+    got = delta("pooled_gzip_messages_total", backend="zlib", **decompress)
+    check(got == n, "--decoder=zlib inflated %d of %d requests" % (got, n))
     got = delta("pooled_gzip_output_bytes_total", **decompress)
     check(got == n * REQUEST_BYTES,
           "inflated request bytes rose by %d, not %d x %d" %
@@ -273,9 +276,13 @@ def main():
     check(bad_flag.returncode == 2,
           "--metrics_port=-2 exited with %d, not 2" % bad_flag.returncode)
 
+    # Skipping on: the words payload must still be compressed, every
+    # message (check_load). The decoder named: every request is inflated
+    # by zlib whatever the default decoder.
     server = subprocess.Popen(
         [args.server, "--port=0", "--mode=pooled", "--compression=gzip",
-         "--metrics_port=-1"], stdout=subprocess.PIPE)
+         "--metrics_port=-1", "--skip_incompressible", "--decoder=zlib"],
+        stdout=subprocess.PIPE)
     try:
         lines = Lines(server.stdout)
         # The readiness handshake: both lines are printed once serving.
