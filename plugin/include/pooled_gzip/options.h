@@ -35,6 +35,12 @@ enum class Backend {
 // libdeflate 6, ISA-L 1.
 inline constexpr int kDefaultLevel = -1;
 
+// The decoders of Options::decoder unset, measured the fastest (README,
+// "Decoders"). libdeflate cannot take the zlib format in one shot (it
+// carries no size to allocate the output by), so ISA-L reads deflate.
+inline constexpr Backend kDefaultGzipDecoder = Backend::kLibdeflate;
+inline constexpr Backend kDefaultDeflateDecoder = Backend::kIsal;
+
 struct Options {
   // The fastest backend whose messages stay within 5% of zlib-6's size on
   // realistic payloads (README, "Choosing one").
@@ -46,7 +52,8 @@ struct Options {
   int level = kDefaultLevel;
   // Which backend inflates received messages, whoever compressed them:
   // every backend gives zlib's answer, so this is a matter of speed only.
-  // Unset: the fastest for each format (README, "Decoders").
+  // Unset: the fastest for each format, kDefaultGzipDecoder and
+  // kDefaultDeflateDecoder below.
   std::optional<Backend> decoder;
   // Opt-in ways to send a message uncompressed without compressing it
   // first, off by default so that the wire stays stock gRPC's. They act on

@@ -23,44 +23,48 @@ namespace {
 constexpr int kMinBytesBits = 47;
 constexpr uint64_t kMinBytesMask = (uint64_t{1} << kMinBytesBits) - 1;
 constexpr int kCapBits = 48;
-constexpr uint64_t kNoCap = (uint64_t{1} << kCapBits) - 1;
+constexpr uint64_t kCapMask = (uint64_t{1} << kCapBits) - 1;
+// The two bytes above the 48 low bits, in either word.
+constexpr int kLowByteShift = 48;
+constexpr int kHighByteShift = 56;
 
+// A size in the `mask` bits below it, all ones standing for SIZE_MAX.
 constexpr uint64_t Saturated(size_t value, uint64_t mask) {
   return value >= mask ? mask : static_cast<uint64_t>(value);
+}
+constexpr size_t Unsaturated(uint64_t word, uint64_t mask) {
+  const uint64_t value = word & mask;
+  return value == mask ? std::numeric_limits<size_t>::max()
+                       : static_cast<size_t>(value);
 }
 
 constexpr uint64_t Pack(const CompressSettings& settings) {
   return Saturated(settings.min_compress_bytes, kMinBytesMask) |
          (uint64_t{settings.skip_incompressible} << kMinBytesBits) |
-         (static_cast<uint64_t>(settings.level + 1) << 48) |
-         (static_cast<uint64_t>(settings.backend) << 56);
+         (static_cast<uint64_t>(settings.level + 1) << kLowByteShift) |
+         (static_cast<uint64_t>(settings.backend) << kHighByteShift);
 }
 
 CompressSettings UnpackCompress(uint64_t word) {
   CompressSettings settings;
-  const uint64_t min_bytes = word & kMinBytesMask;
-  settings.min_compress_bytes = min_bytes == kMinBytesMask
-                                    ? std::numeric_limits<size_t>::max()
-                                    : static_cast<size_t>(min_bytes);
+  settings.min_compress_bytes = Unsaturated(word, kMinBytesMask);
   settings.skip_incompressible = ((word >> kMinBytesBits) & 1) != 0;
-  settings.level = static_cast<int>((word >> 48) & 0xff) - 1;
-  settings.backend = static_cast<Backend>(word >> 56);
+  settings.level = static_cast<int>((word >> kLowByteShift) & 0xff) - 1;
+  settings.backend = static_cast<Backend>(word >> kHighByteShift);
   return settings;
 }
 
 constexpr uint64_t Pack(const DecompressSettings& settings) {
-  return Saturated(settings.cap, kNoCap) |
-         (static_cast<uint64_t>(settings.gzip_decoder) << kCapBits) |
-         (static_cast<uint64_t>(settings.zlib_decoder) << (kCapBits + 8));
+  return Saturated(settings.cap, kCapMask) |
+         (static_cast<uint64_t>(settings.gzip_decoder) << kLowByteShift) |
+         (static_cast<uint64_t>(settings.zlib_decoder) << kHighByteShift);
 }
 
 DecompressSettings UnpackDecompress(uint64_t word) {
   DecompressSettings settings;
-  const uint64_t cap = word & kNoCap;
-  settings.cap = cap == kNoCap ? std::numeric_limits<size_t>::max()
-                               : static_cast<size_t>(cap);
-  settings.gzip_decoder = static_cast<Backend>((word >> kCapBits) & 0xff);
-  settings.zlib_decoder = static_cast<Backend>(word >> (kCapBits + 8));
+  settings.cap = Unsaturated(word, kCapMask);
+  settings.gzip_decoder = static_cast<Backend>((word >> kLowByteShift) & 0xff);
+  settings.zlib_decoder = static_cast<Backend>(word >> kHighByteShift);
   return settings;
 }
 
@@ -118,7 +122,7 @@ void Publish(const State& state) {
 }  // namespace
 
 Backend DefaultDecoder(Format format) {
-  return format == Format::kGzip ? Backend::kLibdeflate : Backend::kIsal;
+  return format == Format::kGzip ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
 }
 
 CompressSettings CurrentCompressSettings() {

@@ -42,17 +42,15 @@ CompressSettings CurrentCompressSettings();
 struct DecompressSettings {
   // The most bytes one message may inflate to; SIZE_MAX: no cap.
   size_t cap = kDerivedCapFactor * kGrpcDefaultMaxReceive;
-  Backend gzip_decoder = Backend::kLibdeflate;
-  Backend zlib_decoder = Backend::kIsal;
+  Backend gzip_decoder = kDefaultGzipDecoder;
+  Backend zlib_decoder = kDefaultDeflateDecoder;
   Backend DecoderFor(Format format) const {
     return format == Format::kGzip ? gzip_decoder : zlib_decoder;
   }
 };
 DecompressSettings CurrentDecompressSettings();
 
-// The decoder of `format` when Options::decoder is unset: the fastest
-// (README, "Decoders"). libdeflate cannot take the zlib format in one shot
-// (it carries no size to allocate the output by), so ISA-L decodes that.
+// The decoder of `format` when Options::decoder is unset (options.h).
 Backend DefaultDecoder(Format format);
 
 // Configure and GetOptions: INVALID_ARGUMENT, changing nothing, for a level
