@@ -58,26 +58,24 @@ double ProcessCpuSeconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-const char* BackendLabel(Backend backend) {
-  switch (backend) {
-    case Backend::kLibdeflate:
-      return "libdeflate";
-    case Backend::kIsal:
-      return "isal";
-    case Backend::kZlib:
-      break;
-  }
-  return "zlib";
+// The backend each direction and algorithm uses under `options`: the
+// writer, or the decoder of that format.
+std::string BackendInUse(const Options& options, bool compressing,
+                         const std::string& algorithm) {
+  const Backend decoder = options.decoder.value_or(
+      algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder);
+  return std::string(BackendName(compressing ? options.backend : decoder));
 }
 
-// GetTrafficStats() lists only the rows that saw traffic. The configured
-// backend's rows are added at zero, so that rate() has a start from the
+// GetTrafficStats() lists only the rows that saw traffic. The rows of the
+// backends in use are added at zero, so that rate() has a start from the
 // first scrape rather than from the first message.
 std::vector<TrafficStats> TrafficRows() {
   std::vector<TrafficStats> rows = GetTrafficStats();
-  const std::string backend = BackendLabel(GetOptions().backend);
+  const Options options = GetOptions();
   for (bool compressing : {true, false}) {
     for (const char* algorithm : {"gzip", "deflate"}) {
+      const std::string backend = BackendInUse(options, compressing, algorithm);
       const bool present =
           std::any_of(rows.begin(), rows.end(), [&](const TrafficStats& row) {
             return row.compressing == compressing &&

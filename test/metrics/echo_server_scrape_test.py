@@ -303,6 +303,19 @@ def main():
         url = match.group(1)
 
         scrapes = [Scrape(url)]
+        # Before any message, the series of the backends in use are there
+        # at zero, so that rate() starts from the first scrape: the
+        # writer's, and for received messages the named decoder's.
+        for direction, backend in (("compress", "libdeflate"),
+                                   ("decompress", "zlib")):
+            for algorithm in ("gzip", "deflate"):
+                labels = frozenset({"direction": direction,
+                                    "algorithm": algorithm,
+                                    "backend": backend}.items())
+                check(scrapes[0].samples.get(
+                          ("pooled_gzip_messages_total", labels)) == 0,
+                      "no zero %s %s series for %s before traffic" %
+                      (direction, algorithm, backend))
         for count in LOADS:
             run_client(args.client, target, count)
             scrapes.append(Scrape(url))
