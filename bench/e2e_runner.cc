@@ -21,11 +21,7 @@ namespace pooled_gzip::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double MicrosSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start)
-      .count();
-}
+using echo::MicrosSince;
 
 // What one client thread saw.
 struct ThreadResult {

@@ -14,11 +14,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double MicrosSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start)
-      .count();
-}
-
 // A few distinct requests, cycled, so that building payloads stays out of
 // the measured loop and consecutive messages still differ.
 class Requests {
@@ -187,6 +182,12 @@ LoadResult RunLoad(Echo::Stub* stub, const LoadOptions& options) {
   }
   result.seconds = MicrosSince(start) / 1e6;
   return result;
+}
+
+double MicrosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 }  // namespace pooled_gzip::echo

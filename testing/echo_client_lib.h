@@ -6,6 +6,7 @@
 
 #include <grpcpp/channel.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +57,9 @@ struct LoadResult {
 };
 
 LoadResult RunLoad(Echo::Stub* stub, const LoadOptions& options);
+
+// Microseconds since `start`, the unit round trips are timed in.
+double MicrosSince(std::chrono::steady_clock::time_point start);
 
 }  // namespace pooled_gzip::echo
 
