@@ -127,6 +127,13 @@ def table(header, rows):
 # --- Inputs ---------------------------------------------------------------
 
 
+def in_us(benchmark, key):
+    """A Google Benchmark time (`cpu_time`, `real_time`) in microseconds."""
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3,
+             "s": 1e6}[benchmark.get("time_unit", "us")]
+    return benchmark[key] * scale
+
+
 def load_codec(paths):
     """Rows keyed by (op, kind, size, impl), from Google Benchmark JSON, and
     those of names with a tail ("/deflate", "/sliced", "/cold") apart, keyed
@@ -158,10 +165,8 @@ def load_codec(paths):
                 continue
             if key in rows and not is_median:
                 continue
-            scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3,
-                     "s": 1e6}[b.get("time_unit", "us")]
-            b["time_us"] = b["cpu_time"] * scale
-            b["wall_us"] = b["real_time"] * scale
+            b["time_us"] = in_us(b, "cpu_time")
+            b["wall_us"] = in_us(b, "real_time")
             rows[key] = b
     for key, cv in cvs.items():
         if key in rows:
@@ -840,9 +845,7 @@ def load_cost(path):
         name = b.get("run_name", b["name"])
         if b.get("run_type") != "aggregate" and name in rows:
             continue
-        scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3,
-                 "s": 1e6}[b.get("time_unit", "us")]
-        b["time_us"] = b["cpu_time"] * scale
+        b["time_us"] = in_us(b, "cpu_time")
         rows[name] = b
     return rows
 
