@@ -108,7 +108,7 @@ TEST(LooksIncompressible, NotForMessagesTooShortToJudge) {
   EXPECT_FALSE(Incompressible(payloads::Make(Kind::kRandom, 63)));
 }
 
-CompressOptions Skipping(bool skip_incompressible, size_t min_input_bytes) {
+CompressOptions SkipOptions(bool skip_incompressible, size_t min_input_bytes) {
   CompressOptions options;
   options.backend = Backend::kLibdeflate;
   options.skip_incompressible = skip_incompressible;
@@ -123,7 +123,7 @@ TEST(Compress, SkipsIncompressibleMessagesAndCountsThem) {
   std::string out = "untouched";
   StringSink sink(&out);
   const absl::string_view input = random;
-  EXPECT_EQ(Compress({&input, 1}, Skipping(true, 0), &sink).code(),
+  EXPECT_EQ(Compress({&input, 1}, SkipOptions(true, 0), &sink).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_EQ(out, "untouched");
   const auto after = Totals(/*compressing=*/true, "gzip", "libdeflate");
@@ -133,7 +133,7 @@ TEST(Compress, SkipsIncompressibleMessagesAndCountsThem) {
   EXPECT_EQ(after.declined_or_failed, before.declined_or_failed);
   EXPECT_GT(after.codec_nanoseconds, before.codec_nanoseconds);
   // Off, the same message is compressed.
-  EXPECT_TRUE(CompressToString(random, Skipping(false, 0), &out).ok());
+  EXPECT_TRUE(CompressToString(random, SkipOptions(false, 0), &out).ok());
   EXPECT_EQ(Totals(true, "gzip", "libdeflate").messages, before.messages + 1);
 }
 
@@ -142,10 +142,10 @@ TEST(Compress, SkipsMessagesUnderTheMinimumSize) {
   const std::string text = payloads::Make(Kind::kProse, 1000);
   const auto before = Totals(/*compressing=*/true, "gzip", "libdeflate");
   std::string out;
-  EXPECT_EQ(CompressToString(text, Skipping(false, 1001), &out).code(),
+  EXPECT_EQ(CompressToString(text, SkipOptions(false, 1001), &out).code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(CompressToString(text, Skipping(false, 1000), &out).ok());
-  EXPECT_TRUE(CompressToString(text, Skipping(true, 0), &out).ok());
+  EXPECT_TRUE(CompressToString(text, SkipOptions(false, 1000), &out).ok());
+  EXPECT_TRUE(CompressToString(text, SkipOptions(true, 0), &out).ok());
   const auto after = Totals(/*compressing=*/true, "gzip", "libdeflate");
   EXPECT_EQ(after.skipped - before.skipped, 1u);
   EXPECT_EQ(after.skipped_bytes - before.skipped_bytes, text.size());
