@@ -18,9 +18,10 @@
 #include <utility>
 #include <vector>
 
+#include "seam/activation.h"
 #include "seam/call_config.h"
 #include "seam/compressing_interceptor.h"
-#include "seam/core_codec.h"
+#include "seam/server_limits.h"
 
 namespace pooled_gzip {
 namespace {
@@ -124,7 +125,15 @@ std::shared_ptr<ConfigSlot> InstallConfigReaderOn(
 
 }  // namespace
 
-bool InstallCoreCodec() { return internal::ActivateCoreCodec(); }
+bool InstallCoreCodec() {
+  const bool active = internal::ActivateCoreCodec();
+  if (active) {
+    // The core codec serves every server of the process from now on.
+    static const bool noting = (internal::NoteLimitsOfEveryServer(), true);
+    (void)noting;
+  }
+  return active;
+}
 
 bool CoreCodecActive() { return internal::IsCoreCodecActive(); }
 

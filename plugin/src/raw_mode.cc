@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "seam/byte_buffer_access.h"
 #include "seam/byte_buffer_codec.h"
+#include "seam/compression_algorithm.h"
 #include "seam/status_conversion.h"
 
 namespace pooled_gzip {

@@ -23,7 +23,8 @@
 #include "codec/codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
-#include "seam/byte_buffer_codec.h"
+#include "seam/activation.h"
+#include "seam/compression_algorithm.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::internal {

@@ -7,6 +7,7 @@
 
 #include "codec/settings.h"
 #include "seam/byte_buffer_access.h"
+#include "seam/compression_algorithm.h"
 #include "seam/slice_buffers.h"
 
 namespace pooled_gzip {
@@ -43,21 +44,6 @@ absl::Status CompressViews(const SliceViews& views,
 }
 
 }  // namespace
-
-std::optional<Format> FormatOf(grpc_compression_algorithm algorithm) {
-  switch (algorithm) {
-    case GRPC_COMPRESS_GZIP:
-      return Format::kGzip;
-    case GRPC_COMPRESS_DEFLATE:
-      return Format::kZlib;
-    default:
-      return std::nullopt;
-  }
-}
-
-grpc_compression_algorithm AlgorithmOf(Format format) {
-  return format == Format::kGzip ? GRPC_COMPRESS_GZIP : GRPC_COMPRESS_DEFLATE;
-}
 
 absl::Status CompressInPlace(grpc::ByteBuffer* buffer,
                              const CompressOptions& options) {

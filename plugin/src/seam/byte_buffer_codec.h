@@ -15,10 +15,6 @@
 namespace pooled_gzip {
 namespace internal {
 
-// gzip -> kGzip, deflate -> kZlib; nullopt for anything else.
-std::optional<Format> FormatOf(grpc_compression_algorithm algorithm);
-grpc_compression_algorithm AlgorithmOf(Format format);
-
 // Replaces `buffer` (an uncompressed message) with its compressed form,
 // marked so that gRPC sends it as is. On error `buffer` is left untouched.
 absl::Status CompressInPlace(grpc::ByteBuffer* buffer,

@@ -8,7 +8,7 @@
 #include "codec/codec.h"
 #include "codec/settings.h"
 #include "pooled_gzip/channel_args.h"
-#include "seam/byte_buffer_codec.h"
+#include "seam/compression_algorithm.h"
 #include "seam/grpc_log.h"
 
 namespace pooled_gzip {

@@ -9,6 +9,7 @@
 #include "codec/codec.h"
 #include "seam/byte_buffer_access.h"
 #include "seam/byte_buffer_codec.h"
+#include "seam/compression_algorithm.h"
 #include "seam/grpc_log.h"
 
 namespace pooled_gzip {

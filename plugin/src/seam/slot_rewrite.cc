@@ -1,4 +1,4 @@
-#include "seam/relocation_slots.h"
+#include "seam/slot_rewrite.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -76,7 +76,7 @@ Range RelroPages(const dl_phdr_info& info) {
 
 // One aligned store, so a concurrent call through the slot jumps to the
 // old or the new target; around it, a RELRO page is writable for a moment.
-bool PointSlot(const dl_phdr_info& info, void** slot, void* target) {
+bool StoreSlot(const dl_phdr_info& info, void** slot, void* target) {
   const bool read_only = RelroPages(info).Contains(slot);
   const auto page_size = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   void* page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slot) &
@@ -106,21 +106,6 @@ std::string ShortName(const char* mangled) {
   }
   return std::string(name.substr(0, length));
 }
-
-std::string ObjectOf(const void* address) {
-  Dl_info info;
-  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "?";
-  return BaseName(info.dli_fname);
-}
-
-struct Scan {
-  const std::vector<SlotTarget>* targets;
-  const void* own_address;
-  LazySlotResolver resolve;
-  SlotScan mode;
-  Range own;
-  SlotReport report;
-};
 
 // The dynamic section's tables of one object.
 struct DynamicTables {
@@ -173,6 +158,35 @@ DynamicTables ReadDynamic(const dl_phdr_info& info) {
   return tables;
 }
 
+// One slot of one object, as found inside the callback.
+struct FoundSlot {
+  std::string object;  // base name
+  const char* name;    // the target's mangled name
+  void* value;         // what the slot held when found
+  enum { kToUs, kLazy, kElsewhere } was;
+  enum { kLeft, kPointed, kFailed } outcome = kLeft;
+};
+
+// An object that imports a target, pinned before its slots are written.
+struct Importer {
+  std::string name;  // dlpi_name: "" for the main program
+  ElfW(Addr) base;
+  bool pinned = false;
+};
+
+struct Scan {
+  const std::vector<SlotTarget>* targets;
+  const void* own_address;
+  Range own;
+  // kInspect: find slots; kFindImporters: list the objects to pin;
+  // kPoint: find and write the slots of pinned importers.
+  enum { kInspect, kFindImporters, kPoint } step;
+  std::vector<Importer> importers;
+  std::vector<FoundSlot> slots;
+};
+
+// Every callback below reads memory, and at most stores a slot: it holds
+// the loader's write lock (see the header).
 int FindOwnRange(dl_phdr_info* info, size_t, void* data) {
   auto* scan = static_cast<Scan*>(data);
   if (!SegmentsContain(*info, scan->own_address)) return 0;
@@ -180,9 +194,22 @@ int FindOwnRange(dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
+const Importer* PinnedImporter(const Scan& scan, const dl_phdr_info& info) {
+  for (const Importer& importer : scan.importers) {
+    if (importer.pinned && importer.base == info.dlpi_addr &&
+        importer.name == info.dlpi_name) {
+      return &importer;
+    }
+  }
+  return nullptr;
+}
+
 int ScanObject(dl_phdr_info* info, size_t, void* data) {
   auto* scan = static_cast<Scan*>(data);
   if (!kTypesKnown || SegmentsContain(*info, scan->own_address)) return 0;
+  if (scan->step == Scan::kPoint && PinnedImporter(*scan, *info) == nullptr) {
+    return 0;
+  }
   const DynamicTables tables = ReadDynamic(*info);
   if (tables.symbols == nullptr || tables.strings == nullptr) return 0;
   for (int t = 0; t < 2; ++t) {
@@ -199,46 +226,47 @@ int ScanObject(dl_phdr_info* info, size_t, void* data) {
         if (std::strcmp(name, target.mangled_name) == 0) matched = &target;
       }
       if (matched == nullptr) continue;
+      if (scan->step == Scan::kFindImporters) {
+        scan->importers.push_back({info->dlpi_name, info->dlpi_addr});
+        return 0;
+      }
       void** slot =
           reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
+      FoundSlot found{BaseName(info->dlpi_name), matched->mangled_name,
+                      __atomic_load_n(slot, __ATOMIC_ACQUIRE),
+                      FoundSlot::kElsewhere};
       // A lazy slot still points into its own object's PLT.
-      auto lazy = [&] {
-        return type == kJumpSlot && SegmentsContain(*info, *slot) &&
-               !(symbol.st_shndx != SHN_UNDEF &&
-                 *slot == reinterpret_cast<void*>(info->dlpi_addr +
-                                                  symbol.st_value));
-      };
-      // Bound first, so that the dynamic linker has no reason to write
-      // the slot again after it is pointed here.
-      if (lazy() && scan->resolve != nullptr) scan->resolve(*slot);
-      SlotReport& report = scan->report;
-      ++report.total;
-      bool redirected = false;
-      if (scan->mode == SlotScan::kRedirect && !scan->own.Contains(*slot)) {
-        if (PointSlot(*info, slot, matched->replacement)) {
-          redirected = true;
-          ++report.redirected;
-        } else {
-          ++report.failed;
-        }
+      const bool defined_here =
+          symbol.st_shndx != SHN_UNDEF &&
+          found.value ==
+              reinterpret_cast<void*>(info->dlpi_addr + symbol.st_value);
+      if (scan->own.Contains(found.value)) {
+        found.was = FoundSlot::kToUs;
+      } else if (type == kJumpSlot && SegmentsContain(*info, found.value) &&
+                 !defined_here) {
+        found.was = FoundSlot::kLazy;
       }
-      std::string target;
-      if (scan->own.Contains(*slot)) {
-        ++report.to_us;
-        target = redirected ? "pooled_gzip (pointed)" : "pooled_gzip";
-      } else if (lazy()) {
-        ++report.lazy;
-        target = "unbound";
-      } else {
-        ++report.elsewhere;
-        target = ObjectOf(*slot);
+      if (scan->step == Scan::kPoint && found.was != FoundSlot::kToUs) {
+        found.outcome = StoreSlot(*info, slot, matched->replacement)
+                            ? FoundSlot::kPointed
+                            : FoundSlot::kFailed;
       }
-      absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
-                      BaseName(info->dlpi_name), ":", ShortName(name), "->",
-                      target);
+      scan->slots.push_back(std::move(found));
     }
   }
   return 0;
+}
+
+struct MainProgramQuery {
+  const void* address;
+  bool contains = false;
+};
+
+// The main program is listed first.
+int QueryMainProgram(dl_phdr_info* info, size_t, void* data) {
+  auto* query = static_cast<MainProgramQuery*>(data);
+  query->contains = SegmentsContain(*info, query->address);
+  return 1;
 }
 
 int ReadGeneration(dl_phdr_info* info, size_t size, void* data) {
@@ -248,15 +276,91 @@ int ReadGeneration(dl_phdr_info* info, size_t size, void* data) {
   return 1;  // the counters are the same in every entry
 }
 
+// Outside any callback: dladdr may take the loader's lock.
+std::string ObjectOf(const void* address) {
+  Dl_info info;
+  if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "?";
+  return BaseName(info.dli_fname);
+}
+
+// Takes a reference to a loaded object, waiting for a dlopen in progress;
+// null if it is not (or no longer) the object found at `base`.
+void* Pin(const Importer& importer) {
+  void* handle = dlopen(importer.name.empty() ? nullptr : importer.name.c_str(),
+                        RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return nullptr;
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr ||
+      map->l_addr != importer.base) {
+    dlclose(handle);
+    return nullptr;
+  }
+  return handle;
+}
+
+SlotReport Report(const Scan& scan) {
+  SlotReport report;
+  for (const FoundSlot& slot : scan.slots) {
+    ++report.total;
+    std::string target;
+    if (slot.was == FoundSlot::kLazy) ++report.lazy;
+    if (slot.was == FoundSlot::kToUs || slot.outcome == FoundSlot::kPointed) {
+      ++report.to_us;
+      if (slot.outcome == FoundSlot::kPointed) ++report.redirected;
+      target = slot.outcome == FoundSlot::kPointed ? "pooled_gzip (pointed)"
+                                                   : "pooled_gzip";
+    } else if (slot.outcome == FoundSlot::kFailed) {
+      ++report.failed;
+      target = "not writable";
+    } else if (slot.was == FoundSlot::kLazy) {
+      target = "unbound";
+    } else {
+      ++report.elsewhere;
+      target = ObjectOf(slot.value);
+    }
+    absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
+                    slot.object, ":", ShortName(slot.name), "->", target);
+  }
+  return report;
+}
+
 }  // namespace
 
-SlotReport ScanRelocationSlots(const std::vector<SlotTarget>& targets,
-                               const void* own_address,
-                               LazySlotResolver resolve, SlotScan mode) {
-  Scan scan{&targets, own_address, resolve, mode, {}, {}};
+SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
+                        const void* own_address) {
+  Scan scan{&targets, own_address, {}, Scan::kInspect, {}, {}};
   dl_iterate_phdr(FindOwnRange, &scan);
   dl_iterate_phdr(ScanObject, &scan);
-  return scan.report;
+  return Report(scan);
+}
+
+SlotReport PointSlots(const std::vector<SlotTarget>& targets,
+                      const void* own_address) {
+  Scan scan{&targets, own_address, {}, Scan::kFindImporters, {}, {}};
+  dl_iterate_phdr(FindOwnRange, &scan);
+  dl_iterate_phdr(ScanObject, &scan);
+  std::vector<void*> pins;
+  int unpinned = 0;
+  for (Importer& importer : scan.importers) {
+    if (void* handle = Pin(importer)) {
+      importer.pinned = true;
+      pins.push_back(handle);
+    } else {
+      ++unpinned;
+    }
+  }
+  scan.step = Scan::kPoint;
+  dl_iterate_phdr(ScanObject, &scan);
+  for (void* handle : pins) dlclose(handle);
+  SlotReport report = Report(scan);
+  report.unpinned = unpinned;
+  return report;
+}
+
+bool InMainProgram(const void* address) {
+  MainProgramQuery query{address};
+  dl_iterate_phdr(QueryMainProgram, &query);
+  return query.contains;
 }
 
 bool RelocationTypesKnown() { return kTypesKnown; }

@@ -1,0 +1,296 @@
+#include "seam/activation.h"
+
+#include <dlfcn.h>
+#include <grpc/grpc.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "seam/contract_probe.h"
+#include "seam/grpc_log.h"
+#include "seam/link_time_routing.h"
+#include "seam/slot_rewrite.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+constexpr char kCompressSymbol[] =
+    "_Z17grpc_msg_compress26grpc_compression_algorithmP17grpc_slice_bufferS1_";
+constexpr char kDecompressSymbol[] =
+    "_Z19grpc_msg_decompress26grpc_compression_algorithmP17grpc_slice_"
+    "bufferS1_";
+
+// What the static flavour's pooled_gzip::pooled_gzip adds to a program's
+// link (plugin/CMakeLists.txt, pooled_gzip.pc): named in the log of a
+// program that links gRPC statically without them.
+std::string LinkTimeRoutingOptions() {
+  std::string options;
+  for (const char* name : {kCompressSymbol, kDecompressSymbol}) {
+    absl::StrAppend(&options, options.empty() ? "" : " ", "-Wl,--wrap=", name,
+                    " -Wl,--undefined=", name, " -Wl,--undefined=__wrap_",
+                    name);
+  }
+  return options;
+}
+
+std::atomic<bool> g_active{false};
+
+const void* OwnAddress() { return reinterpret_cast<const void*>(&Stock); }
+
+std::vector<SlotTarget> Targets() {
+  return {{kCompressSymbol, reinterpret_cast<void*>(&RoutedCompress)},
+          {kDecompressSymbol, reinterpret_cast<void*>(&RoutedDecompress)}};
+}
+
+bool SameObject(const void* a, const void* b) {
+  Dl_info info_a;
+  Dl_info info_b;
+  return dladdr(a, &info_a) != 0 && dladdr(b, &info_b) != 0 &&
+         info_a.dli_fbase == info_b.dli_fbase;
+}
+
+// gRPC linked into the same object as this library (a static gRPC).
+bool GrpcLinkedIn() {
+  return SameObject(reinterpret_cast<const void*>(&grpc_init), OwnAddress());
+}
+
+// libgrpc's own definitions: dlsym on its handle finds them, whoever else
+// defines the names.
+MessageCodec SharedGrpcCodec() {
+  MessageCodec codec;
+  Dl_info grpc_info;
+  if (GrpcLinkedIn() ||
+      dladdr(reinterpret_cast<void*>(&grpc_init), &grpc_info) == 0) {
+    return codec;
+  }
+  void* grpc = dlopen(grpc_info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (grpc == nullptr) return codec;
+  codec.compress =
+      reinterpret_cast<MessageCodecFn>(dlsym(grpc, kCompressSymbol));
+  codec.decompress =
+      reinterpret_cast<MessageCodecFn>(dlsym(grpc, kDecompressSymbol));
+  dlclose(grpc);  // NOLOAD took a reference; libgrpc stays loaded
+  for (MessageCodecFn* fn : {&codec.compress, &codec.decompress}) {
+    if (*fn != nullptr &&
+        SameObject(reinterpret_cast<const void*>(*fn), OwnAddress())) {
+      *fn = nullptr;  // ours: forwarding there would recurse
+    }
+  }
+  return codec;
+}
+
+// Makes the object holding this library permanent before any slot leads
+// into it; the main program always is.
+bool PinOwnObject() {
+  if (InMainProgram(OwnAddress())) return true;
+  Dl_info own;
+  return dladdr(OwnAddress(), &own) != 0 &&
+         dlopen(own.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) !=
+             nullptr;
+}
+
+enum class Route { kNone, kLinkTime, kSlotRewrite };
+
+// Which route can serve gRPC's calls, with gRPC admitted by the probe:
+// decided once (gRPC's code does not change), before anything is written.
+struct Plan {
+  Route route = Route::kNone;
+  std::string explanation;  // why not, or how
+};
+
+std::string Refused(absl::string_view difference) {
+  return absl::StrCat(
+      "the loaded gRPC's message codec does not keep the contract the core "
+      "codec serves (",
+      difference, ")");
+}
+
+Plan MakePlan() {
+  if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
+      env != nullptr && absl::string_view(env) == "0") {
+    return {Route::kNone, "turned off by POOLED_GZIP_CORE_CODEC=0"};
+  }
+  if (LinkTimeRoutingInForce()) {
+    if (auto difference = FirstContractDifference(RealCodec())) {
+      return {Route::kNone, Refused(*difference)};
+    }
+    return {Route::kLinkTime,
+            "gRPC is linked into the program, and its calls are routed to "
+            "pooled_gzip at link time (--wrap)"};
+  }
+  if (GrpcLinkedIn()) {
+    return {Route::kNone,
+            absl::StrCat("gRPC is linked statically without pooled_gzip's "
+                         "link-time routing; link the program with ",
+                         LinkTimeRoutingOptions(),
+                         " (pooled_gzip::pooled_gzip from a "
+                         "BUILD_SHARED_LIBS=OFF install, and pkg-config "
+                         "--static pooled_gzip, add them)")};
+  }
+  if (!RelocationTypesKnown()) {
+    return {Route::kNone,
+            "this architecture's relocation types are not known to "
+            "pooled_gzip (x86-64 only)"};
+  }
+  const MessageCodec stock = SharedGrpcCodec();
+  if (!stock.complete()) {
+    return {Route::kNone,
+            "the loaded libgrpc exports no grpc_msg_compress and "
+            "grpc_msg_decompress"};
+  }
+  if (auto difference = FirstContractDifference(stock)) {
+    return {Route::kNone, Refused(*difference)};
+  }
+  if (InspectSlots(Targets(), OwnAddress()).total == 0) {
+    return {Route::kNone,
+            "no object imports gRPC's message codec through a relocation "
+            "slot: libgrpc binds its own calls (linked with "
+            "-Bsymbolic-functions, as Ubuntu links every library, or "
+            "-Bsymbolic or LTO). Use pooled_gzip's static flavour with gRPC's "
+            "static archives instead: build pooled_gzip with "
+            "-DBUILD_SHARED_LIBS=OFF and link libgrpc.a (README: Ubuntu)"};
+  }
+  return {Route::kSlotRewrite, ""};
+}
+
+const Plan& TheOnePlan() {
+  static const Plan* plan = new Plan(MakePlan());
+  return *plan;
+}
+
+std::mutex& RefreshMutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+// LoadedObjectsGeneration() read before the slots were last pointed.
+std::atomic<uint64_t> g_pointed_generation{0};
+// Lazy slots were pointed: a thread binding one at that moment may have
+// stored gRPC's address after ours (seam/slot_rewrite.h), so the next
+// refresh reads them again.
+std::atomic<bool> g_lazy_pointed{false};
+
+struct InstallResult {
+  bool active = false;
+  std::string explanation;
+};
+
+// Caller holds RefreshMutex().
+SlotReport PointEverySlot() {
+  g_pointed_generation.store(LoadedObjectsGeneration(),
+                             std::memory_order_relaxed);
+  SlotReport slots = PointSlots(Targets(), OwnAddress());
+  g_lazy_pointed.store(slots.lazy > 0, std::memory_order_relaxed);
+  return slots;
+}
+
+InstallResult Install() {
+  const Plan& plan = TheOnePlan();
+  switch (plan.route) {
+    case Route::kNone:
+      return {false, plan.explanation};
+    case Route::kLinkTime:
+      return {true, plan.explanation};
+    case Route::kSlotRewrite:
+      break;
+  }
+  if (!PinOwnObject()) {
+    return {false, "pooled_gzip's own object could not be made permanent"};
+  }
+  const SlotReport slots = PointEverySlot();
+  if (!slots.AllToUs()) {
+    return {false, absl::StrCat("gRPC's calls to its message codec could not "
+                                "all be pointed at pooled_gzip (",
+                                slots.detail, ")")};
+  }
+  return {true, absl::StrCat("gRPC's message codec is served by pooled_gzip (",
+                             slots.detail, ")")};
+}
+
+const InstallResult& Installation() {
+  static const InstallResult* result = [] {
+    std::lock_guard<std::mutex> lock(RefreshMutex());
+    auto* result = new InstallResult(Install());
+    g_active.store(result->active, std::memory_order_release);
+    const bool opted_out = !result->active && std::getenv(
+                                                  "POOLED_GZIP_CORE_"
+                                                  "CODEC") != nullptr;
+    const std::string line = absl::StrCat(
+        "pooled_gzip: core codec ", result->active ? "active" : "NOT active",
+        ": ", result->explanation, "; ",
+        result->active ? "typed and raw calls are pooled both ways"
+                       : "outgoing messages use the interceptor path");
+    if (result->active || opted_out) {
+      POOLED_GZIP_LOG(kInfo, line);
+    } else {
+      POOLED_GZIP_LOG(kError, line);
+    }
+    return result;
+  }();
+  return *result;
+}
+
+}  // namespace
+
+const MessageCodec& Stock() {
+  static const MessageCodec stock =
+      LinkTimeRoutingInForce() ? RealCodec() : SharedGrpcCodec();
+  return stock;
+}
+
+int RoutedCompress(grpc_compression_algorithm algorithm,
+                   grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  if (!IsCoreCodecActive() && Stock().compress != nullptr) {
+    return Stock().compress(algorithm, input, output);
+  }
+  return PooledCompress(algorithm, input, output);
+}
+
+int RoutedDecompress(grpc_compression_algorithm algorithm,
+                     grpc_slice_buffer* input, grpc_slice_buffer* output) {
+  if (!IsCoreCodecActive() && Stock().decompress != nullptr) {
+    return Stock().decompress(algorithm, input, output);
+  }
+  return PooledDecompress(algorithm, input, output);
+}
+
+bool ActivateCoreCodec() {
+  const bool active = Installation().active;
+  RefreshCoreCodec();
+  return active;
+}
+
+bool IsCoreCodecActive() { return g_active.load(std::memory_order_acquire); }
+
+std::string CoreCodecExplanation() { return Installation().explanation; }
+
+bool CoreCodecInstallable() { return TheOnePlan().route != Route::kNone; }
+
+void RefreshCoreCodec() {
+  if (!IsCoreCodecActive() || TheOnePlan().route != Route::kSlotRewrite) {
+    return;
+  }
+  if (LoadedObjectsGeneration() ==
+          g_pointed_generation.load(std::memory_order_relaxed) &&
+      !g_lazy_pointed.load(std::memory_order_relaxed)) {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(RefreshMutex());
+  const SlotReport slots = PointEverySlot();
+  if (!slots.AllToUs() && slots.total > 0) {
+    POOLED_GZIP_LOG(kError,
+                    absl::StrCat("pooled_gzip: an object loaded after the "
+                                 "core codec was installed keeps gRPC's own "
+                                 "message codec: ",
+                                 slots.detail));
+  }
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

@@ -1,0 +1,85 @@
+// The slot rewrite: how a shared libgrpc's calls to its message codec reach
+// pooled-gzip. Every loaded object calls an imported function through a
+// relocation slot (JUMP_SLOT or GLOB_DAT) that the dynamic linker filled;
+// reading those slots is the only way to learn where the calls go
+// (dlsym(RTLD_DEFAULT) answers for the caller's lookup scope, not for
+// libgrpc's), and writing one is one aligned pointer store, so a thread
+// calling through it at that moment lands in either definition, never
+// elsewhere. A slot inside an object's RELRO segment is made writable
+// around the store. Only x86-64's relocation types are known.
+//
+// The rules it keeps with the dynamic loader (glibc), which holds
+// dl_load_write_lock while a dl_iterate_phdr callback runs and lists an
+// object before dlopen has relocated it:
+// - Inside a dl_iterate_phdr callback: memory reads, mprotect and the
+//   store; never dlopen, dlclose, dladdr, nor a first call through a PLT
+//   (lazy binding), each of which may wait for dl_load_lock, which a
+//   thread inside dlopen holds while it waits for the write lock.
+// - Only fully loaded objects are written: each object that imports a
+//   target is first pinned with dlopen(name, RTLD_NOLOAD), which waits for
+//   a dlopen in progress and fails for an object not loaded (or being
+//   unloaded), and stays pinned while its slots are written.
+// - A lazy slot is written like a bound one, never bound by a call.
+//
+// What remains is one window the loader leaves no way to close: a thread
+// whose first call through a lazy slot is inside the dynamic linker's
+// binding at the very moment of the store writes the address it looked up
+// after ours. PointSlots reports lazy slots it wrote (SlotReport::lazy), so
+// that its caller reads them again later.
+
+#ifndef POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
+#define POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pooled_gzip {
+namespace internal {
+
+// One imported function and where its slots should point.
+struct SlotTarget {
+  const char* mangled_name;
+  void* replacement;
+};
+
+struct SlotReport {
+  int total = 0;       // slots found for the targets, outside this object
+  int to_us = 0;       // pointing into this object (after any writes)
+  int redirected = 0;  // of those, pointed there by this call
+  int lazy = 0;        // not bound yet when found (pointed, or left)
+  int elsewhere = 0;   // pointing at another definition (libgrpc's own)
+  int failed = 0;      // could not be written (mprotect refused)
+  int unpinned = 0;    // of objects that were unloaded before writing
+  // "libgrpc.so.29:grpc_msg_compress->pooled_gzip (pointed), ..."
+  std::string detail;
+
+  bool AllToUs() const { return total > 0 && to_us == total; }
+};
+
+// Reads the JUMP_SLOT and GLOB_DAT relocations naming a target in every
+// loaded object other than the one containing `own_address`. Writes
+// nothing, takes none of the loader's other locks: safe anywhere.
+SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
+                        const void* own_address);
+
+// Points every such slot not yet leading into the object containing
+// `own_address` at its target's replacement, keeping the rules above. The
+// caller must have made sure that object is never unloaded.
+SlotReport PointSlots(const std::vector<SlotTarget>& targets,
+                      const void* own_address);
+
+// Whether `address` lies in the main program (not a shared object).
+bool InMainProgram(const void* address);
+
+// Whether this build knows the architecture's relocation types.
+bool RelocationTypesKnown();
+
+// Changes whenever an object is added to the process (counted by the
+// loader as soon as it is listed, before it is relocated).
+uint64_t LoadedObjectsGeneration();
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
