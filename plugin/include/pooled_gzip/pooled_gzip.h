@@ -74,14 +74,17 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 
 // Installs the core codec for the whole process (idempotent, thread-safe;
 // the set-up calls above do it, EnableOnServer when the server is built)
-// and returns CoreCodecActive(). It points the relocation slots through
-// which gRPC calls its message codec at this library, whatever the link or
-// load order (also when this library is dlopen()ed after gRPC); objects
-// loaded later are pointed at the next set-up call. It stays off where
-// that cannot work: gRPC other than 1.51.x or 1.83.x, gRPC linked
-// statically or with -Bsymbolic, an architecture other than x86-64; it
-// logs once why. The environment variable POOLED_GZIP_CORE_CODEC=0 keeps
-// it off. Linking the library without installing changes nothing.
+// and returns CoreCodecActive(). gRPC is admitted by what its codec does,
+// probed once, not by its version. A static gRPC is routed here at link
+// time by the static flavour's link options; for a shared libgrpc it
+// points the relocation slots through which gRPC calls its codec at this
+// library, whatever the link or load order (also when this library is
+// dlopen()ed after gRPC), and objects loaded later at the next set-up
+// call. It stays off where that cannot work (a gRPC whose codec answers
+// otherwise, a static gRPC linked without the options, a libgrpc linked
+// -Bsymbolic-functions, an architecture other than x86-64) and logs once
+// why, and what to do. The environment variable POOLED_GZIP_CORE_CODEC=0
+// keeps it off. Linking the library without installing changes nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
 POOLED_GZIP_EXPORT bool CoreCodecActive();
 

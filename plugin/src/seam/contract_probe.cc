@@ -163,7 +163,7 @@ std::optional<std::string> FirstContractDifference(const MessageCodec& stock) {
     return absl::StrCat(
         probe.what, ": gRPC returned ", Describe(theirs), ", pooled_gzip ",
         Describe(ours),
-        theirs.result == ours.result ? " (the same length, other bytes)" : "");
+        theirs.result == ours.result ? " (other bytes)" : "");
   }
   return std::nullopt;
 }
