@@ -8,10 +8,13 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "seam/bounded_decompress.h"
 #include "seam/contract_probe.h"
 #include "seam/grpc_log.h"
 #include "seam/link_time_routing.h"
@@ -209,8 +212,16 @@ InstallResult Install() {
                                 "all be pointed at pooled_gzip (",
                                 slots.detail, ")")};
   }
-  return {true, absl::StrCat("gRPC's message codec is served by pooled_gzip (",
-                             slots.detail, ")")};
+  std::string explanation = absl::StrCat(
+      "gRPC's message codec is served by pooled_gzip (", slots.detail, ")");
+  if (std::optional<std::string> bounded =
+          BoundedDecompressExport(reinterpret_cast<const void*>(&grpc_init))) {
+    absl::StrAppend(&explanation, "; the loaded gRPC also exports ", *bounded,
+                    ", a bounded decompression of its own: received messages "
+                    "it inflates there do not reach the pool (they stay "
+                    "correct, and bounded by gRPC)");
+  }
+  return {true, std::move(explanation)};
 }
 
 const InstallResult& Installation() {
