@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The static flavour (BUILD_SHARED_LIBS=OFF), built from this source tree in
+# a build directory of its own (kept for incremental rebuilds), installed
+# into a scratch prefix, and used by a separate project that links gRPC
+# from Debian's archives. Each consumer runs as a server and a client in
+# separate processes: linked through pooled_gzip::pooled_gzip, in either
+# order, gRPC's codec calls must be routed to the pooled codec (bomb capped,
+# over-limit refused as stock does); linked with the archive alone, the
+# program must work on the fallback path and name the missing options.
+set -euo pipefail
+source_dir=$1
+work_dir=$2
+consumer_dir=$3
+mkdir -p "$work_dir"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+echo "== the static flavour, built and installed"
+cmake -S "$source_dir" -B "$work_dir/build" -DBUILD_SHARED_LIBS=OFF \
+  -DPOOLED_GZIP_BUILD_TESTS=OFF -DPOOLED_GZIP_BUILD_EXAMPLES=OFF \
+  -DPOOLED_GZIP_BUILD_BENCHMARKS=OFF "${launcher[@]}" > /dev/null
+cmake --build "$work_dir/build" -j1 > "$scratch/build.log" ||
+  { cat "$scratch/build.log"; exit 1; }
+cmake --install "$work_dir/build" --prefix "$scratch/prefix" > /dev/null
+find "$scratch/prefix" -name 'libpooled_gzip*' -printf '%P\n'
+
+echo "== the consumer, gRPC linked from its archives"
+cmake -S "$consumer_dir" -B "$work_dir/consumer" \
+  -DCMAKE_PREFIX_PATH="$scratch/prefix" "${launcher[@]}" > /dev/null
+cmake --build "$work_dir/consumer" -j1 > "$scratch/consumer.log" ||
+  { cat "$scratch/consumer.log"; exit 1; }
+bin=$work_dir/consumer
+for program in static_pooled_first static_grpc_first static_without_routing
+do
+  needed=$(readelf -d "$bin/$program" |
+    sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
+  echo "$program NEEDED: $needed"
+  case "$needed" in
+    *libgrpc*|*libgpr*|*libupb*|*libpooled_gzip*)
+      echo "$program loads gRPC or pooled_gzip as a shared library"; exit 1 ;;
+  esac
+done
+
+# Runs `server_program server path` and `client_program client path PORT`,
+# every process bounded; prints both outputs, fails if either side fails.
+run_pair() {
+  local server_program=$1 client_program=$2 path=$3
+  local log=$scratch/$server_program-$client_program.server
+  echo "== server $server_program, client $client_program ($path)"
+  timeout 120 "$bin/$server_program" server "$path" > "$log" 2>&1 &
+  local server_pid=$!
+  local port=""
+  for _ in $(seq 100); do
+    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log")
+    [[ -n "$port" ]] && break
+    kill -0 "$server_pid" 2> /dev/null || break
+    sleep 0.1
+  done
+  if [[ -z "$port" ]]; then
+    cat "$log"; kill "$server_pid" 2> /dev/null || true
+    echo "the server did not listen"; return 1
+  fi
+  local client_status=0 server_status=0
+  timeout 120 "$bin/$client_program" client "$path" "$port" ||
+    client_status=$?
+  wait "$server_pid" || server_status=$?
+  cat "$log"
+  echo "client exit $client_status, server exit $server_status"
+  last_server_log=$log
+  [[ $client_status -eq 0 && $server_status -eq 0 ]]
+}
+
+run_pair static_pooled_first static_grpc_first active
+run_pair static_grpc_first static_pooled_first active
+run_pair static_without_routing static_without_routing fallback
+if ! grep -q -- '--wrap=' "$last_server_log"; then
+  echo "linked without the options, the log does not name --wrap="; exit 1
+fi
+echo "static flavour usable: core codec routed at link time in both link" \
+  "orders; the fallback without the options works and names them"
