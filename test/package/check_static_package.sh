@@ -51,23 +51,35 @@ run_pair() {
   local server_program=$1 client_program=$2 path=$3
   local log=$scratch/$server_program-$client_program.server
   echo "== server $server_program, client $client_program ($path)"
-  timeout 120 "$bin/$server_program" server "$path" > "$log" 2>&1 &
+  # The server's output through a pipe: its "listening on" line is read as
+  # it comes, within a bound, and the rest is copied to the log.
+  local pipe=$scratch/$server_program-$client_program.pipe
+  mkfifo "$pipe"
+  timeout 120 "$bin/$server_program" server "$path" > "$pipe" 2>&1 &
   local server_pid=$!
-  local port=""
-  for _ in $(seq 100); do
-    port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$log")
-    [[ -n "$port" ]] && break
-    kill -0 "$server_pid" 2> /dev/null || break
-    sleep 0.1
+  local port="" line fd
+  exec {fd}< "$pipe"
+  while IFS= read -r -t 10 -u "$fd" line; do
+    echo "$line" >> "$log"
+    if [[ $line =~ listening\ on\ 127\.0\.0\.1:([0-9]+) ]]; then
+      port=${BASH_REMATCH[1]}
+      break
+    fi
   done
+  cat <&"$fd" >> "$log" &
+  local drain_pid=$!
+  exec {fd}<&-
   if [[ -z "$port" ]]; then
-    cat "$log"; kill "$server_pid" 2> /dev/null || true
+    kill "$server_pid" 2> /dev/null || true
+    wait "$drain_pid" || true
+    cat "$log"
     echo "the server did not listen"; return 1
   fi
   local client_status=0 server_status=0
   timeout 120 "$bin/$client_program" client "$path" "$port" ||
     client_status=$?
   wait "$server_pid" || server_status=$?
+  wait "$drain_pid" || true
   cat "$log"
   echo "client exit $client_status, server exit $server_status"
   last_server_log=$log
