@@ -133,9 +133,9 @@ Plan MakePlan() {
             absl::StrCat("gRPC is linked statically without pooled_gzip's "
                          "link-time routing; link the program with ",
                          LinkTimeRoutingOptions(),
-                         " (pooled_gzip::pooled_gzip from a "
-                         "BUILD_SHARED_LIBS=OFF install, and pkg-config "
-                         "--static pooled_gzip, add them)")};
+                         " (pooled_gzip::pooled_gzip of a "
+                         "BUILD_SHARED_LIBS=OFF install, and its "
+                         "pooled_gzip.pc, add them)")};
   }
   if (!RelocationTypesKnown()) {
     return {Route::kNone,
