@@ -160,10 +160,9 @@ std::optional<std::string> FirstContractDifference(const MessageCodec& stock) {
     const Answer ours =
         Run(probe.compress ? &ReferenceCompress : &ReferenceDecompress, probe);
     if (theirs.result == ours.result && theirs.output == ours.output) continue;
-    return absl::StrCat(
-        probe.what, ": gRPC returned ", Describe(theirs), ", pooled_gzip ",
-        Describe(ours),
-        theirs.result == ours.result ? " (other bytes)" : "");
+    return absl::StrCat(probe.what, ": gRPC returned ", Describe(theirs),
+                        ", pooled_gzip ", Describe(ours),
+                        theirs.result == ours.result ? " (other bytes)" : "");
   }
   return std::nullopt;
 }
