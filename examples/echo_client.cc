@@ -3,8 +3,9 @@
 //   echo_client --target=127.0.0.1:50051 --mode=pooled --compression=gzip
 //               --rpc=bidi --size=1024 --count=1000
 //
-// Sends --count messages of --size bytes, checks every echo, then prints
-// what pooled-gzip did: its pools, its traffic, whether the core codec ran.
+// Sends --count messages of --size bytes (words, or with --payload=random
+// bytes that do not compress), checks every echo, then prints what
+// pooled-gzip did: its pools, its traffic, whether the core codec ran.
 // Exits 0 if every echo came back intact. For timings, see bench/e2e_bench.
 
 #include <grpcpp/grpcpp.h>
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,8 @@ ABSL_FLAG(std::string, rpc, "bidi",
           "unary | bidi | client_stream | server_stream");
 ABSL_FLAG(int, count, 1000, "messages to send");
 ABSL_FLAG(int, size, 1024, "payload bytes per message");
+ABSL_FLAG(std::string, payload, "words",
+          "words | random (incompressible: what skip_incompressible skips)");
 
 using pooled_gzip::echo::Echo;
 using pooled_gzip::echo::EchoRequest;
@@ -53,6 +57,14 @@ std::string Payload(size_t size, int seed) {
   return text;
 }
 
+// `size` pseudo-random bytes, the same for a given `seed` on every run.
+std::string RandomPayload(size_t size, int seed) {
+  std::mt19937 bits(static_cast<uint32_t>(seed));
+  std::string bytes(size, '\0');
+  for (char& byte : bytes) byte = static_cast<char>(bits());
+  return bytes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +74,7 @@ int main(int argc, char** argv) {
   const std::string compression = absl::GetFlag(FLAGS_compression);
   const int count = absl::GetFlag(FLAGS_count);
   const int size = absl::GetFlag(FLAGS_size);
+  const std::string payload = absl::GetFlag(FLAGS_payload);
   const std::string backend_name = absl::GetFlag(FLAGS_backend);
   const int level = absl::GetFlag(FLAGS_level);
   const bool pooled = mode == "pooled";
@@ -72,8 +85,9 @@ int main(int argc, char** argv) {
   if ((!pooled && mode != "stock") ||
       (algorithm == GRPC_COMPRESS_NONE && compression != "none") ||
       (rpc != "unary" && rpc != "bidi" && rpc != "client_stream" &&
-       rpc != "server_stream")) {
-    std::fprintf(stderr, "bad --mode, --compression or --rpc\n");
+       rpc != "server_stream") ||
+      (payload != "words" && payload != "random")) {
+    std::fprintf(stderr, "bad --mode, --compression, --rpc or --payload\n");
     return 2;
   }
   if (pooled &&
@@ -105,7 +119,9 @@ int main(int argc, char** argv) {
   grpc_compression_algorithm_name(algorithm, &encoding);
   std::vector<EchoRequest> requests(std::max(1, std::min(count, 8)));
   for (size_t i = 0; i < requests.size(); ++i) {
-    requests[i].set_payload(Payload(size, static_cast<int>(i)));
+    const int seed = static_cast<int>(i);
+    requests[i].set_payload(payload == "random" ? RandomPayload(size, seed)
+                                                : Payload(size, seed));
     requests[i].set_response_encoding(encoding);
   }
   auto request = [&](int i) -> const EchoRequest& {

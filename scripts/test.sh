@@ -7,8 +7,19 @@
 # reliability stages: the unit, e2e and reliability tests again under
 # ASan+UBSan (LeakSanitizer included) and under TSan, each in its own clang
 # build folder, and each libFuzzer target for 60 s from the committed seeds.
-# SKIP_GRPC_183=1 and SKIP_SANITIZERS=1 leave stages out for local runs.
+# SKIP_GRPC_183=1 and SKIP_SANITIZERS=1 leave stages out for local runs;
+# where CI is set (CI services set it) they are refused before anything is
+# installed, so that a CI run is green only with every stage run.
 set -euo pipefail
+if [[ -n ${CI:-} ]]; then
+  for switch in SKIP_SANITIZERS SKIP_GRPC_183; do
+    if [[ -n ${!switch:-} ]]; then
+      echo "test.sh: $switch=${!switch} is refused where CI is set" \
+        "(CI=$CI): CI runs every stage" >&2
+      exit 2
+    fi
+  done
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 
