@@ -74,14 +74,16 @@ relink() {
 }
 
 echo "== relinking $archive ($(run ar t "$archive" | wc -l) objects) as $soname"
-# message_compress.cc.o must define exactly the two functions, or the
-# stand-in would not replace all of it. The archive is edited with `ar d`
+# message_compress.cc.o must define exactly the two functions as strong
+# symbols, or the stand-in would not replace all of it (1.83's also holds
+# weak template instances of Abseil's logging, which any other object's
+# copy replaces). The archive is edited with `ar d`
 # rather than extracted and relinked from files: some of its member names
 # repeat (ev_epoll1_linux.cc.o, the upb files), and `ar x` keeps only the
 # last of each.
 (cd "$scratch" && run ar x "$archive" message_compress.cc.o)
 defined=$(run nm -g --defined-only "$scratch/message_compress.cc.o" |
-  awk '{print $3}' | sort | tr '\n' ' ')
+  awk '$2 !~ /^[VWu]$/ {print $3}' | sort | tr '\n' ' ')
 if [[ "$defined" != "_Z17grpc_msg_compress26grpc_compression_algorithmP17grpc_slice_bufferS1_ _Z19grpc_msg_decompress26grpc_compression_algorithmP17grpc_slice_bufferS1_ " ]]; then
   echo "message_compress.cc.o defines other symbols: $defined"
   exit 1
