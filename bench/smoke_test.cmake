@@ -2,8 +2,13 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|e2e|report -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
+#   cmake -DSTEP=codec|codec_cost|e2e|report -DBINARY=... -DOUT_DIR=... \
+#     -P smoke_test.cmake
 # STEP=report also takes -DPYTHON=... -DREPORT=... and, if found, -DGNUPLOT=...
+#
+# Every step checks the binary's exit status, not only its output: CTest's
+# PASS_REGULAR_EXPRESSION alone passes a binary that crashes after printing
+# the line it matches.
 
 cmake_minimum_required(VERSION 3.19)  # string(JSON)
 
@@ -12,12 +17,15 @@ function(fail)
   message(FATAL_ERROR "bench smoke (${STEP}): ${message}")
 endfunction()
 
+# Runs a command; fails unless it exits 0. Leaves its standard output in
+# `run_output`.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
     ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     fail("`${ARGN}` exited with ${rc}\n${out}\n${err}")
   endif()
+  set(run_output "${out}" PARENT_SCOPE)
 endfunction()
 
 # Sets `var` to the member at the path after `json`, failing if it is
@@ -116,6 +124,15 @@ if(STEP STREQUAL "codec")
       fail("no ${expected} row")
     endif()
   endforeach()
+
+elseif(STEP STREQUAL "codec_cost")
+  # A skipped random message goes out plain (compressed=0) at its own size.
+  run("${BINARY}" --benchmark_min_time=0.001
+    "--benchmark_filter=clock/overhead|skip/random/1024/on")
+  if(NOT run_output MATCHES
+      "skip/random/1024/on[^\n]*compressed=0 input_bytes=1024 output_bytes=1024")
+    fail("no skip/random/1024/on row sent plain at its size:\n${run_output}")
+  endif()
 
 elseif(STEP STREQUAL "e2e")
   set(json_file "${OUT_DIR}/e2e_bench.json")

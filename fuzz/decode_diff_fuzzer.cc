@@ -17,7 +17,8 @@
 //           zlib (1), libdeflate (2) or ISA-L (3) makes of it (for zlib's
 //           if that library refuses it)
 //   byte 1: the small output limit, in units of 8 bytes (the other is
-//           128 KiB)
+//           128 KiB); ff is no limit (SIZE_MAX, as max_decompressed_bytes =
+//           SIZE_MAX and raw mode's re-encoding give the codec)
 //   byte 2: input piece size (0: one piece)
 //   byte 3: output chunk cap (see CappedSink)
 
@@ -132,7 +133,7 @@ Answer Decode(const std::vector<absl::string_view>& pieces, Format format,
               size_t limit, Backend backend, uint8_t chunk_cap) {
   CappedSink sink(chunk_cap);
   const absl::Status status = Decompress(pieces, format, limit, &sink, backend);
-  if (sink.given() > limit + 1) {
+  if (sink.given() > PastLimit(limit, 1)) {
     Fail(absl::StrCat(BackendName(backend), " asked the sink for ",
                       sink.given(), " bytes under a limit of ", limit));
   }
@@ -144,8 +145,9 @@ void CheckStream(const std::string& stream, Format format, size_t limit,
                  uint8_t piece_size, uint8_t chunk_cap) {
   const std::vector<absl::string_view> pieces = Pieces(stream, piece_size);
   const Answer zlib = Decode(pieces, format, limit, Backend::kZlib, chunk_cap);
-  CheckAgainstReference(plain_zlib::Inflate(stream, format, limit + 2), limit,
-                        {zlib.code, zlib.output});
+  CheckAgainstReference(
+      plain_zlib::Inflate(stream, format, PastLimit(limit, 2)), limit,
+      {zlib.code, zlib.output});
   for (Backend backend : {Backend::kLibdeflate, Backend::kIsal}) {
     const Answer got = Decode(pieces, format, limit, backend, chunk_cap);
     if (got.code != zlib.code || got.message != zlib.message) {
@@ -184,7 +186,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     gzip = GzipWrap(deflate, body.output);
     zlib = ZlibWrap(deflate, body.output);
   }
-  const size_t small_limit = size_t{header.byte(1)} * 8;
+  const size_t small_limit =
+      header.byte(1) == 0xff ? kNoLimit : size_t{header.byte(1)} * 8;
   for (size_t limit : {kBigLimit, small_limit}) {
     CheckStream(gzip, Format::kGzip, limit, header.byte(2), header.byte(3));
     CheckStream(zlib, Format::kZlib, limit, header.byte(2), header.byte(3));

@@ -7,7 +7,9 @@
 //   byte 0: bit 0 format (0 gzip, 1 zlib); bit 1 path (0 codec, 1 raw mode);
 //           bits 2-7 mod 3 the backend that decodes (0 zlib, 1 libdeflate,
 //           2 ISA-L), so each backend's decoder is held to zlib's answers
-//   bytes 1-3: output limit, big-endian, modulo 1 MiB + 1
+//   bytes 1-3: output limit, big-endian, modulo 1 MiB + 1; ff ff ff is no
+//              limit (SIZE_MAX, as max_decompressed_bytes = SIZE_MAX and
+//              raw mode's re-encoding give the codec)
 //   byte 4: input piece size (0: one piece)
 //   byte 5: output chunk cap (see CappedSink)
 //
@@ -34,6 +36,7 @@ using internal::DecompressToString;
 using internal::Format;
 
 constexpr size_t kMaxLimit = size_t{1} << 20;
+constexpr size_t kNoLimitCode = 0xffffff;
 
 // Raw mode decodes with the configured backend; so does the codec here.
 Result DecodeOnce(const Header& header, Format format, Backend backend,
@@ -48,7 +51,7 @@ Result DecodeOnce(const Header& header, Format format, Backend backend,
   }
   CappedSink sink(header.byte(5));
   const absl::Status status = Decompress(pieces, format, limit, &sink, backend);
-  if (sink.given() > limit + 1) {
+  if (sink.given() > PastLimit(limit, 1)) {
     Fail(absl::StrCat("sink was asked for ", sink.given(),
                       " bytes under a limit of ", limit));
   }
@@ -98,10 +101,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
   const Backend backend = BackendOf(header.byte(0) >> 2);
   UseBackend(backend);
-  const size_t limit = ((size_t{header.byte(1)} << 16) |
-                        (size_t{header.byte(2)} << 8) | header.byte(3)) %
-                       (kMaxLimit + 1);
-  const Reference ref = plain_zlib::Inflate(header.rest(), format, limit + 2);
+  const size_t limit_code = (size_t{header.byte(1)} << 16) |
+                            (size_t{header.byte(2)} << 8) | header.byte(3);
+  const size_t limit =
+      limit_code == kNoLimitCode ? kNoLimit : limit_code % (kMaxLimit + 1);
+  const Reference ref =
+      plain_zlib::Inflate(header.rest(), format, PastLimit(limit, 2));
   const Result first = DecodeOnce(header, format, backend, limit);
   CheckAgainstReference(ref, limit, first);
   CheckErrorOutputIsEmpty(header, first);

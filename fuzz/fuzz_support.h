@@ -83,10 +83,19 @@ struct Result {
   std::string output;
 };
 
+// No limit: what raw mode's re-encoding and max_decompressed_bytes =
+// SIZE_MAX give the codec, with a branch of its own in the output budget.
+inline constexpr size_t kNoLimit = ~size_t{0};
+
+// `limit` + `extra`, saturating: under kNoLimit nothing lies past the
+// limit, and a plain sum would wrap to a tiny limit that every output
+// passes.
+size_t PastLimit(size_t limit, size_t extra);
+
 // Fails unless `got`, decoded under `limit`, is what the codec must answer
 // given what plain zlib made of the same bytes with room for limit + 2
-// bytes of output. Where the limit and an error coincide (exactly
-// limit + 1 bytes before the error), either is right.
+// bytes of output (PastLimit(limit, 2)). Where the limit and an error coincide
+// (exactly limit + 1 bytes before the error), either is right.
 void CheckAgainstReference(const Reference& ref, size_t limit,
                            const Result& got);
 

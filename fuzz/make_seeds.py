@@ -61,6 +61,12 @@ BACKENDS = ((LIBDEFLATE, "libdeflate"), (ISAL, "isal"))
 MAX_LEVEL = {ZLIB_BACKEND: 9, LIBDEFLATE: 12, ISAL: 3}
 
 
+# The limit codes that stand for no limit (SIZE_MAX) in decode_fuzzer's
+# three bytes and decode_diff_fuzzer's one.
+NO_LIMIT = 0xffffff
+NO_SMALL_LIMIT = 0xff
+
+
 def decode_header(fmt, path, limit, piece=0, chunk=0, backend=ZLIB_BACKEND):
     return bytes([fmt | path | (backend << 2)]) + limit.to_bytes(3, "big") + \
         bytes([piece, chunk])
@@ -92,6 +98,9 @@ def decode_seeds():
             seeds[f"{p}_pieces"] = decode_header(fmt, path, n, 7) + good
             seeds[f"{p}_empty_msg"] = decode_header(fmt, path, 0) + compress(
                 b"", fmt)
+            seeds[f"{p}_no_limit"] = decode_header(fmt, path, NO_LIMIT) + good
+            seeds[f"{p}_truncated_no_limit"] = decode_header(
+                fmt, path, NO_LIMIT) + good[:-5]
         h = lambda limit=1 << 20, piece=0, chunk=0: decode_header(
             fmt, CODEC, limit, piece, chunk)
         seeds[f"{name}_chunks_1"] = h(n, 0, 1) + good
@@ -114,6 +123,9 @@ def decode_seeds():
         seeds[f"{name}_wrong_format"] = h() + compress(msg, other)
         seeds[f"{name}_bomb"] = h(64 * 1024, 0, 130) + compress(
             bytes(4 << 20), fmt, 9)
+        seeds[f"{name}_bomb_no_limit"] = h(NO_LIMIT, 0, 130) + compress(
+            bytes(4 << 20), fmt, 9)
+        seeds[f"{name}_trailing_no_limit"] = h(NO_LIMIT) + good + b"x"
         seeds[f"{name}_empty_input"] = h()
     seeds["gzip_header_fields"] = decode_header(GZIP, CODEC, 1 << 20) + \
         gzip_with_header_fields(msg)
@@ -306,7 +318,13 @@ def decode_diff_seeds():
             seeds[f"body_{name}_{wrap}"] = decode_diff_header(kind) + body
         seeds[f"body_text_{wrap}_limit"] = decode_diff_header(
             kind, 200, 7, 3) + raw_deflate(msg)
+        seeds[f"body_text_{wrap}_no_limit"] = decode_diff_header(
+            kind, NO_SMALL_LIMIT) + raw_deflate(msg)
     seeds["stream_gzip"] = decode_diff_header(0) + compress(msg, GZIP)
+    seeds["stream_gzip_no_limit"] = decode_diff_header(
+        0, NO_SMALL_LIMIT) + compress(msg, GZIP)
+    seeds["stream_zlib_truncated_no_limit"] = decode_diff_header(
+        0, NO_SMALL_LIMIT) + compress(msg, ZLIB)[:-5]
     seeds["stream_zlib"] = decode_diff_header(0) + compress(msg, ZLIB)
     seeds["stream_gzip_fields"] = decode_diff_header(0) + \
         gzip_with_header_fields(msg)

@@ -2,9 +2,10 @@
 // any of its levels in either format, through the codec (input in pieces,
 // output in capped chunks) or through raw mode (EncodeBytes, then
 // DecodeToString). Plain zlib must read back exactly the input; so must the
-// codec, with the input's size as its limit, and one byte less must be
-// refused; so must the other backends' decoders. Compressing twice, the
-// second time on the pooled context of the first, must give the same bytes.
+// codec, with the input's size as its limit and with none (SIZE_MAX), and
+// one byte less must be refused; so must the other backends' decoders.
+// Compressing twice, the second time on the pooled context of the first,
+// must give the same bytes.
 //
 //   input = 3 header bytes + the payload
 //   byte 0: bit 0 format (0 gzip, 1 zlib); bits 1-4 level (n % (max + 2)
@@ -70,12 +71,15 @@ std::string CompressOnce(const Header& header, const CompressOptions& options) {
     if (ReceivedCompression(buffer) != algorithm) {
       Fail("EncodeBytes did not mark the buffer as compressed");
     }
-    // And raw mode reads it back, within exactly the payload's size.
-    std::string out;
-    const grpc::Status decoded =
-        DecodeToString(buffer, &out, header.rest().size());
-    if (!decoded.ok() || out != header.rest()) {
-      Fail("DecodeToString(EncodeBytes(x)) != x: " + decoded.error_message());
+    // And raw mode reads it back, within exactly the payload's size and
+    // without a limit.
+    for (size_t limit : {header.rest().size(), kNoLimit}) {
+      std::string out;
+      const grpc::Status decoded = DecodeToString(buffer, &out, limit);
+      if (!decoded.ok() || out != header.rest()) {
+        Fail(absl::StrCat("DecodeToString(EncodeBytes(x)) != x under a limit ",
+                          "of ", limit, ": ", decoded.error_message()));
+      }
     }
     return BufferBytes(buffer);
   }
@@ -124,6 +128,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!status.ok() || exact.out() != payload) {
       Fail(absl::StrCat("Decompress(Compress(x)) != x reading with backend ",
                         reader, ": ", status.ToString()));
+    }
+    // No limit at all (SIZE_MAX) takes the budget's branch of its own.
+    CappedSink unlimited(header.byte(2));
+    const absl::Status unlimited_status =
+        Decompress(pieces, options.format, kNoLimit, &unlimited, backend);
+    if (!unlimited_status.ok() || unlimited.out() != payload) {
+      Fail(absl::StrCat("Decompress(Compress(x)) != x without a limit, ",
+                        "reading with backend ", reader, ": ",
+                        unlimited_status.ToString()));
     }
     if (!payload.empty() && backend == options.backend) {
       CappedSink short_sink(header.byte(2));

@@ -18,6 +18,7 @@
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
 #include "registered_path.h"
+#include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
 namespace {
@@ -156,6 +157,46 @@ TEST_F(CoreRulesOnFallback, CompressedBufferNeverGoesOutUnderAnotherAlgorithm) {
     // and it arrived under the call's own algorithm.
     EXPECT_EQ(Arrived(), call_algorithm);
   }
+}
+
+// The interceptor inflates such a buffer before core gets it, with
+// Options::decoder: each decoder, in both formats, is the one whose row
+// counts the message, and no other decoder saw it. The call sends plain and
+// the reply comes back plain, so nothing else in this process inflates.
+TEST_F(CoreRulesOnFallback, ReEncodedBufferIsInflatedByTheConfiguredDecoder) {
+  ASSERT_FALSE(RegisteredForCoreCodec()) << "registered for the fallback only";
+  const Options original = GetOptions();
+  auto channel =
+      CreateChannel(raw_.target(), grpc::InsecureChannelCredentials(), {});
+  for (grpc_compression_algorithm carried :
+       {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
+    const std::string algorithm =
+        carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate";
+    grpc::ByteBuffer request;
+    ASSERT_TRUE(EncodeMessage(Request(2048), carried, &request).ok());
+    for (Backend decoder :
+         {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+      Options options = original;
+      options.decoder = decoder;
+      ASSERT_TRUE(Configure(options).ok());
+      const std::string name(BackendName(decoder));
+      const auto before = test_support::Totals(false, algorithm, name);
+      const auto all_before = test_support::Totals(false);
+      grpc::ClientContext context;
+      context.set_compression_algorithm(GRPC_COMPRESS_NONE);
+      grpc::ByteBuffer reply;
+      const grpc::Status status = RawUnary(channel, &context, request, &reply);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      EXPECT_EQ(Arrived(), GRPC_COMPRESS_NONE);
+      EXPECT_EQ(test_support::Totals(false, algorithm, name).messages -
+                    before.messages,
+                1u)
+          << algorithm << " by " << name;
+      EXPECT_EQ(test_support::Totals(false).given() - all_before.given(), 1u)
+          << algorithm << " by " << name;
+    }
+  }
+  ASSERT_TRUE(Configure(original).ok());
 }
 
 class CountingInterceptor final : public grpc::experimental::Interceptor {

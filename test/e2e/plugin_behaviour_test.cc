@@ -237,6 +237,41 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
   raw.server->Shutdown();
 }
 
+// Raw mode inflates with Options::decoder: each decoder, in both formats,
+// is the one whose row counts the message, and no other decoder saw it.
+TEST(RawModeDecoder, DecodeToStringInflatesWithTheConfiguredDecoder) {
+  const Options original = GetOptions();
+  const std::string message = payloads::Make(payloads::Kind::kWords, 4096, 3);
+  for (grpc_compression_algorithm carried :
+       {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
+    const std::string algorithm =
+        carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate";
+    grpc::ByteBuffer buffer;
+    ASSERT_TRUE(EncodeBytes(message, carried, &buffer).ok());
+    ASSERT_EQ(ReceivedCompression(buffer), carried);
+    for (Backend decoder :
+         {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+      Options options = original;
+      options.decoder = decoder;
+      ASSERT_TRUE(Configure(options).ok());
+      const std::string name(BackendName(decoder));
+      const auto before = test_support::Totals(false, algorithm, name);
+      const auto all_before = test_support::Totals(false);
+      std::string out;
+      const grpc::Status status = DecodeToString(buffer, &out);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      EXPECT_EQ(out, message);
+      EXPECT_EQ(test_support::Totals(false, algorithm, name).messages -
+                    before.messages,
+                1u)
+          << algorithm << " by " << name;
+      EXPECT_EQ(test_support::Totals(false).given() - all_before.given(), 1u)
+          << algorithm << " by " << name;
+    }
+  }
+  ASSERT_TRUE(Configure(original).ok());
+}
+
 TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
   grpc::ServerBuilder builder;
   int port = 0;

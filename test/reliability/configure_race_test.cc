@@ -1,11 +1,17 @@
 // Configure() while gzip calls run both ways: every message in flight reads
 // the cap, backend and level some Configure() left, never a mix that refuses
 // or corrupts a valid message. One thread toggles between settings that
-// differ in the explicit cap (unset or 64 MiB, every other call), the backend
+// differ in the explicit cap (unset or 4 GiB, every other call), the backend
 // and the level, as fast as it can, while client threads make unary calls of
 // 1000-byte messages, compressed in both directions, through a pooled server
 // and a pooled channel. The window such a mix opens is a few instructions
 // wide, so a torn update shows as a few failed calls per run, not many.
+//
+// The caps are chosen so that a torn or mixed one refuses every message:
+// unset derives 8 MiB from gRPC's receive limit (upper 32 bits zero), and
+// 4 GiB has its lower 32 bits zero, so the upper half of one with the lower
+// half of the other is a cap of 0. Between caps whose upper halves are both
+// zero (8 and 64 MiB, say) no tear could show.
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -32,6 +38,9 @@ namespace {
 constexpr int kClientThreads = 8;
 constexpr int kCallsPerThread = 12500;  // 100,000 calls in all
 constexpr size_t kPayloadBytes = 1000;
+// Lower 32 bits zero; see the top of the file.
+constexpr size_t kTearableCap = size_t{1} << 32;
+static_assert(sizeof(size_t) == 8, "a 4 GiB cap needs a 64-bit size_t");
 
 // Every backend at levels it has, each with and without an explicit cap,
 // the cap set and cleared on every other call.
@@ -46,7 +55,7 @@ std::vector<Options> Toggled() {
   std::vector<Options> all;
   for (const auto& codec : codecs) {
     for (const std::optional<size_t> cap :
-         {std::optional<size_t>(), std::optional<size_t>(size_t{64} << 20)}) {
+         {std::optional<size_t>(), std::optional<size_t>(kTearableCap)}) {
       Options options;
       options.backend = codec.backend;
       options.level = codec.level;

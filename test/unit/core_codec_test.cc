@@ -2,7 +2,8 @@
 // through libgrpc's handle, including the edges of core's contract. On the
 // zlib backend: the same return values and the same output bytes on every
 // case. On every backend: core's contract on the backend's own streams,
-// which libgrpc reads back, and libgrpc's answer to every stream received.
+// which libgrpc reads back, and libgrpc's answer to every stream received,
+// from every decoder (Options::decoder) on every encoder's streams.
 
 #include "seam/core_codec.h"
 
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <string>
 #include <thread>
@@ -176,12 +178,19 @@ uint64_t Declined(grpc_compression_algorithm algorithm) {
       algorithm == GRPC_COMPRESS_GZIP ? "gzip" : "deflate");
 }
 
-// Sets the process-wide backend at its default level, and checks that the
-// differential has libgrpc's own functions to compare with.
-void UseBackend(Backend backend) {
+constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
+                                 Backend::kIsal};
+
+// Sets the process-wide backend at its default level and the decoder of
+// both formats, and checks that the differential has libgrpc's own
+// functions to compare with. The decoder is set explicitly: left unset, it
+// would be the same two defaults whatever the backend, and the other
+// decoders would never meet libgrpc.
+void UseCodecs(Backend backend, Backend decoder) {
   Options options = GetOptions();
   options.backend = backend;
   options.level = kDefaultLevel;
+  options.decoder = decoder;
   ASSERT_TRUE(Configure(options).ok());
   ASSERT_NE(Stock().compress, nullptr) << "libgrpc's definition not found";
   ASSERT_NE(Stock().decompress, nullptr);
@@ -192,7 +201,7 @@ class CoreCodecTest : public ::testing::Test {
  protected:
   // zlib at its default level is the backend that matches core byte for
   // byte; CoreCodecOnEveryBackend checks the others by contract.
-  void SetUp() override { UseBackend(Backend::kZlib); }
+  void SetUp() override { UseCodecs(Backend::kZlib, Backend::kZlib); }
 };
 
 // What core's contract asks of PooledCompress's `pooled` outcome on a
@@ -233,12 +242,12 @@ std::string ContractBreach(grpc_compression_algorithm algorithm,
   return "";
 }
 
-// Runs every case up to `max_size` once on `backend` (already configured);
-// returns the number of mismatches (details logged). Byte for byte on zlib;
-// on the others, by contract for what they compress and byte for byte for
-// what they decompress, their own streams included.
-int CompareAll(Backend backend, uint32_t seed, size_t max_size = ~size_t{0},
-               int* comparisons = nullptr) {
+// Runs every case up to `max_size` once on `backend` and `decoder` (already
+// configured); returns the number of mismatches (details logged). Byte for
+// byte on zlib; on the others, by contract for what they compress and byte
+// for byte for what they decompress, their own streams included.
+int CompareAll(Backend backend, Backend decoder, uint32_t seed,
+               size_t max_size = ~size_t{0}, int* comparisons = nullptr) {
   int mismatches = 0;
   int compared = 0;
   int index = 0;
@@ -283,8 +292,9 @@ int CompareAll(Backend backend, uint32_t seed, size_t max_size = ~size_t{0},
               if (!(stock_in == pooled_in)) {
                 ++mismatches;
                 ADD_FAILURE()
-                    << "decompress on " << BackendName(backend)
-                    << ": algorithm " << algorithm << ", " << variant.size()
+                    << "decompress by " << BackendName(decoder) << " of "
+                    << BackendName(backend) << "'s streams: algorithm "
+                    << algorithm << ", " << variant.size()
                     << " B stream, slicing " << static_cast<int>(cut)
                     << ": stock " << stock_in.result << "/"
                     << stock_in.output.size() << " B, pooled "
@@ -303,7 +313,9 @@ int CompareAll(Backend backend, uint32_t seed, size_t max_size = ~size_t{0},
 
 TEST_F(CoreCodecTest, SameResultsAndBytesAsLibgrpc) {
   int comparisons = 0;
-  EXPECT_EQ(CompareAll(Backend::kZlib, 1, ~size_t{0}, &comparisons), 0);
+  EXPECT_EQ(
+      CompareAll(Backend::kZlib, Backend::kZlib, 1, ~size_t{0}, &comparisons),
+      0);
   std::cout << "  " << comparisons << " cases compared with libgrpc\n";
   EXPECT_GT(comparisons, 3000);
 }
@@ -315,41 +327,83 @@ TEST_F(CoreCodecTest, SameResultsFromManyThreads) {
   std::vector<int> mismatches(3, -1);
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([t, &mismatches] {
-      mismatches[t] = CompareAll(Backend::kZlib, 100 * t, /*max_size=*/20000);
+      mismatches[t] = CompareAll(Backend::kZlib, Backend::kZlib, 100 * t,
+                                 /*max_size=*/20000);
     });
   }
   for (std::thread& thread : threads) thread.join();
   for (int m : mismatches) EXPECT_EQ(m, 0);
 }
 
-// The same cases on the fast backends: their streams are their own, but
-// core's contract, and every answer to what arrives, are libgrpc's.
-class CoreCodecOnEveryBackend : public ::testing::TestWithParam<Backend> {
+// The same cases on every other encoder and decoder pair: each backend's
+// streams are its own, but core's contract, and every decoder's answer to
+// what arrives (stock's streams and each backend's), are libgrpc's.
+struct Codecs {
+  Backend backend;  // compresses
+  Backend decoder;  // decompresses, both formats
+};
+
+void PrintTo(const Codecs& codecs, std::ostream* os) {
+  *os << BackendName(codecs.backend) << " read by "
+      << BackendName(codecs.decoder);
+}
+
+std::vector<Codecs> EveryPairButZlibOnZlib() {
+  std::vector<Codecs> pairs;
+  for (Backend backend : kBackends) {
+    for (Backend decoder : kBackends) {
+      if (backend == Backend::kZlib && decoder == Backend::kZlib) continue;
+      pairs.push_back({backend, decoder});
+    }
+  }
+  return pairs;
+}
+
+class CoreCodecOnEveryBackend : public ::testing::TestWithParam<Codecs> {
  protected:
-  void SetUp() override { UseBackend(GetParam()); }
+  void SetUp() override { UseCodecs(GetParam().backend, GetParam().decoder); }
   void TearDown() override { ASSERT_TRUE(Configure(Options{}).ok()); }
 };
 
 TEST_P(CoreCodecOnEveryBackend, SameContractAsLibgrpc) {
   int comparisons = 0;
-  EXPECT_EQ(CompareAll(GetParam(), 1, ~size_t{0}, &comparisons), 0);
+  EXPECT_EQ(CompareAll(GetParam().backend, GetParam().decoder, 1, ~size_t{0},
+                       &comparisons),
+            0);
   std::cout << "  " << comparisons << " cases compared with libgrpc\n";
   EXPECT_GT(comparisons, 3000);
 }
 
-TEST_P(CoreCodecOnEveryBackend, SameContractFromManyThreads) {
+INSTANTIATE_TEST_SUITE_P(EncoderDecoderPairs, CoreCodecOnEveryBackend,
+                         testing::ValuesIn(EveryPairButZlibOnZlib()),
+                         [](const testing::TestParamInfo<Codecs>& info) {
+                           return std::string(BackendName(info.param.backend)) +
+                                  "_read_by_" +
+                                  std::string(BackendName(info.param.decoder));
+                         });
+
+// Pooled contexts shared out per thread, each backend compressing and
+// decompressing (zlib's pair is CoreCodecTest's): the pairs across
+// backends add no per-thread state of their own.
+class CoreCodecFromManyThreads : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { UseCodecs(GetParam(), GetParam()); }
+  void TearDown() override { ASSERT_TRUE(Configure(Options{}).ok()); }
+};
+
+TEST_P(CoreCodecFromManyThreads, SameContractAsLibgrpc) {
   std::vector<std::thread> threads;
   std::vector<int> mismatches(3, -1);
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([t, &mismatches, backend = GetParam()] {
-      mismatches[t] = CompareAll(backend, 100 * t, /*max_size=*/20000);
+      mismatches[t] = CompareAll(backend, backend, 100 * t, /*max_size=*/20000);
     });
   }
   for (std::thread& thread : threads) thread.join();
   for (int m : mismatches) EXPECT_EQ(m, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(FastBackends, CoreCodecOnEveryBackend,
+INSTANTIATE_TEST_SUITE_P(FastBackends, CoreCodecFromManyThreads,
                          testing::Values(Backend::kLibdeflate, Backend::kIsal),
                          [](const testing::TestParamInfo<Backend>& info) {
                            return std::string(BackendName(info.param));
