@@ -71,6 +71,24 @@ inline DirectionTotals Totals(bool compressing,
   return totals;
 }
 
+// What `receive` did to the decompressing rows: the messages of `algorithm`
+// ("gzip" or "deflate") that `decoder` ("zlib", "libdeflate", "isal")
+// inflated, and every message the codec was given, for tests that check
+// which decoder read what they received.
+struct Inflated {
+  uint64_t by_decoder = 0;
+  uint64_t in_all = 0;
+};
+template <typename Receive>
+Inflated InflatedWhile(const std::string& algorithm, const std::string& decoder,
+                       const Receive& receive) {
+  const DirectionTotals before = Totals(false, algorithm, decoder);
+  const DirectionTotals all_before = Totals(false);
+  receive();
+  return {Totals(false, algorithm, decoder).messages - before.messages,
+          Totals(false).given() - all_before.given()};
+}
+
 // Every message the codec was given in one direction, on any path.
 inline uint64_t CodecMessages(bool compressing) {
   return Totals(compressing).given();

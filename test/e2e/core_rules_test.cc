@@ -180,20 +180,18 @@ TEST_F(CoreRulesOnFallback, ReEncodedBufferIsInflatedByTheConfiguredDecoder) {
       options.decoder = decoder;
       ASSERT_TRUE(Configure(options).ok());
       const std::string name(BackendName(decoder));
-      const auto before = test_support::Totals(false, algorithm, name);
-      const auto all_before = test_support::Totals(false);
-      grpc::ClientContext context;
-      context.set_compression_algorithm(GRPC_COMPRESS_NONE);
-      grpc::ByteBuffer reply;
-      const grpc::Status status = RawUnary(channel, &context, request, &reply);
-      ASSERT_TRUE(status.ok()) << status.error_message();
-      EXPECT_EQ(Arrived(), GRPC_COMPRESS_NONE);
-      EXPECT_EQ(test_support::Totals(false, algorithm, name).messages -
-                    before.messages,
-                1u)
-          << algorithm << " by " << name;
-      EXPECT_EQ(test_support::Totals(false).given() - all_before.given(), 1u)
-          << algorithm << " by " << name;
+      const test_support::Inflated inflated =
+          test_support::InflatedWhile(algorithm, name, [&] {
+            grpc::ClientContext context;
+            context.set_compression_algorithm(GRPC_COMPRESS_NONE);
+            grpc::ByteBuffer reply;
+            const grpc::Status status =
+                RawUnary(channel, &context, request, &reply);
+            ASSERT_TRUE(status.ok()) << status.error_message();
+            EXPECT_EQ(Arrived(), GRPC_COMPRESS_NONE);
+          });
+      EXPECT_EQ(inflated.by_decoder, 1u) << algorithm << " by " << name;
+      EXPECT_EQ(inflated.in_all, 1u) << algorithm << " by " << name;
     }
   }
   ASSERT_TRUE(Configure(original).ok());

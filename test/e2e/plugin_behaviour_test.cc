@@ -255,18 +255,15 @@ TEST(RawModeDecoder, DecodeToStringInflatesWithTheConfiguredDecoder) {
       options.decoder = decoder;
       ASSERT_TRUE(Configure(options).ok());
       const std::string name(BackendName(decoder));
-      const auto before = test_support::Totals(false, algorithm, name);
-      const auto all_before = test_support::Totals(false);
-      std::string out;
-      const grpc::Status status = DecodeToString(buffer, &out);
-      ASSERT_TRUE(status.ok()) << status.error_message();
-      EXPECT_EQ(out, message);
-      EXPECT_EQ(test_support::Totals(false, algorithm, name).messages -
-                    before.messages,
-                1u)
-          << algorithm << " by " << name;
-      EXPECT_EQ(test_support::Totals(false).given() - all_before.given(), 1u)
-          << algorithm << " by " << name;
+      const test_support::Inflated inflated =
+          test_support::InflatedWhile(algorithm, name, [&] {
+            std::string out;
+            const grpc::Status status = DecodeToString(buffer, &out);
+            ASSERT_TRUE(status.ok()) << status.error_message();
+            EXPECT_EQ(out, message);
+          });
+      EXPECT_EQ(inflated.by_decoder, 1u) << algorithm << " by " << name;
+      EXPECT_EQ(inflated.in_all, 1u) << algorithm << " by " << name;
     }
   }
   ASSERT_TRUE(Configure(original).ok());
