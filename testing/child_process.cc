@@ -243,10 +243,13 @@ absl::StatusOr<int> ChildProcess::WaitForExit(absl::Duration timeout) {
 }
 
 void ChildProcess::DrainOutput() {
-  for (size_t before = 0; before != output_.size();) {
+  // At least one read: a child that exited before anything was read (seen
+  // at the first waitpid) has all of its output still in the pipe.
+  size_t before;
+  do {
     before = output_.size();
     if (!ReadSome(absl::ZeroDuration())) break;
-  }
+  } while (output_.size() != before);
 }
 
 void ChildProcess::Terminate() {

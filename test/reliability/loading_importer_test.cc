@@ -1,0 +1,48 @@
+// Installing the core codec while an object that imports gRPC's codec is
+// being loaded must not crash the process, and must leave that object
+// served by the pooled codec. loading_importer_child races the two and
+// then calls the importer; a crash shows as an exit on a signal.
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "child_process.h"
+
+namespace pooled_gzip::reliability {
+namespace {
+
+using support::ChildProcess;
+
+// The child's default --loads take a few seconds; past this it is hung.
+constexpr absl::Duration kHangBound = absl::Seconds(120);
+
+void RunChild(const char* path) {
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+      ChildProcess::Start({path});
+  ASSERT_TRUE(child.ok()) << child.status();
+  const absl::StatusOr<int> code = (*child)->WaitForExit(kHangBound);
+  ASSERT_TRUE(code.ok()) << "hung: " << code.status();
+  ASSERT_LE(*code, 128) << "killed by signal " << *code - 128 << " ("
+                        << strsignal(*code - 128) << "); output:\n"
+                        << (*child)->output();
+  EXPECT_EQ(*code, 0) << (*child)->output();
+}
+
+// The importer's calls bind to libpooled_gzip's definitions when it is
+// relocated.
+TEST(LoadingImporterTest, PooledGzipFirstInNeeded) {
+  RunChild(POOLED_GZIP_CHILD_POOLED_GZIP_FIRST);
+}
+
+// They bind to gRPC's own: only the install pointing the importer's slots,
+// once it is loaded, makes them pooled.
+TEST(LoadingImporterTest, GrpcFirstInNeeded) {
+  RunChild(POOLED_GZIP_CHILD_GRPC_FIRST);
+}
+
+}  // namespace
+}  // namespace pooled_gzip::reliability
