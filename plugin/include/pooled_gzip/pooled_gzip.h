@@ -82,7 +82,8 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 // dlopen()ed after gRPC), and objects loaded later at the next set-up
 // call. It stays off where that cannot work (a gRPC whose codec answers
 // otherwise, a static gRPC linked without the options, a libgrpc linked
-// -Bsymbolic-functions, an architecture other than x86-64) and logs once
+// -Bsymbolic-functions, a shared libgrpc on an architecture other than
+// x86-64) and logs once
 // why, and what to do. The environment variable POOLED_GZIP_CORE_CODEC=0
 // keeps it off. Linking the library without installing changes nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,6 +44,27 @@ std::string LinkTimeRoutingOptions() {
 
 std::atomic<bool> g_active{false};
 
+// What activation computes once is published without a lock: a caller
+// never waits for another thread that computes it, since that thread may
+// be waiting inside the dynamic loader for a lock this caller holds (a
+// constructor that sets up a channel, run inside dlopen). Racing threads
+// each compute it (every step is idempotent); the first result published
+// is the one kept.
+template <typename T, typename Make>
+const T& PublishOnce(std::atomic<const T*>& published, const Make& make) {
+  if (const T* value = published.load(std::memory_order_acquire)) {
+    return *value;
+  }
+  const T* made = new T(make());
+  const T* expected = nullptr;
+  if (published.compare_exchange_strong(expected, made,
+                                        std::memory_order_acq_rel)) {
+    return *made;
+  }
+  delete made;
+  return *expected;
+}
+
 const void* OwnAddress() { return reinterpret_cast<const void*>(&Stock); }
 
 std::vector<SlotTarget> Targets() {
@@ -52,16 +72,10 @@ std::vector<SlotTarget> Targets() {
           {kDecompressSymbol, reinterpret_cast<void*>(&RoutedDecompress)}};
 }
 
-bool SameObject(const void* a, const void* b) {
-  Dl_info info_a;
-  Dl_info info_b;
-  return dladdr(a, &info_a) != 0 && dladdr(b, &info_b) != 0 &&
-         info_a.dli_fbase == info_b.dli_fbase;
-}
-
 // gRPC linked into the same object as this library (a static gRPC).
 bool GrpcLinkedIn() {
-  return SameObject(reinterpret_cast<const void*>(&grpc_init), OwnAddress());
+  return SameLoadedObject(reinterpret_cast<const void*>(&grpc_init),
+                          OwnAddress());
 }
 
 // libgrpc's own definitions: dlsym on its handle finds them, whoever else
@@ -82,7 +96,7 @@ MessageCodec SharedGrpcCodec() {
   dlclose(grpc);  // NOLOAD took a reference; libgrpc stays loaded
   for (MessageCodecFn* fn : {&codec.compress, &codec.decompress}) {
     if (*fn != nullptr &&
-        SameObject(reinterpret_cast<const void*>(*fn), OwnAddress())) {
+        SameLoadedObject(reinterpret_cast<const void*>(*fn), OwnAddress())) {
       *fn = nullptr;  // ours: forwarding there would recurse
     }
   }
@@ -163,20 +177,15 @@ Plan MakePlan() {
   return {Route::kSlotRewrite, ""};
 }
 
-const Plan& TheOnePlan() {
-  static const Plan* plan = new Plan(MakePlan());
-  return *plan;
-}
+std::atomic<const Plan*> g_plan{nullptr};
+const Plan& TheOnePlan() { return PublishOnce(g_plan, &MakePlan); }
 
-std::mutex& RefreshMutex() {
-  static auto* mutex = new std::mutex;
-  return *mutex;
-}
 // LoadedObjectsGeneration() read before the slots were last pointed.
 std::atomic<uint64_t> g_pointed_generation{0};
-// Lazy slots were pointed: a thread binding one at that moment may have
-// stored gRPC's address after ours (seam/slot_rewrite.h), so the next
-// refresh reads them again.
+// Lazy slots were pointed: a thread binding one at that moment may store
+// gRPC's address after ours (seam/slot_rewrite.h), so the next set-up call
+// reads them again (not the installing call itself, which would come too
+// soon to see it).
 std::atomic<bool> g_lazy_pointed{false};
 
 struct InstallResult {
@@ -184,7 +193,6 @@ struct InstallResult {
   std::string explanation;
 };
 
-// Caller holds RefreshMutex().
 SlotReport PointEverySlot() {
   g_pointed_generation.store(LoadedObjectsGeneration(),
                              std::memory_order_relaxed);
@@ -224,35 +232,38 @@ InstallResult Install() {
   return {true, std::move(explanation)};
 }
 
+std::atomic<const InstallResult*> g_installation{nullptr};
+
 const InstallResult& Installation() {
-  static const InstallResult* result = [] {
-    std::lock_guard<std::mutex> lock(RefreshMutex());
-    auto* result = new InstallResult(Install());
-    g_active.store(result->active, std::memory_order_release);
-    const bool opted_out = !result->active && std::getenv(
-                                                  "POOLED_GZIP_CORE_"
-                                                  "CODEC") != nullptr;
-    const std::string line = absl::StrCat(
-        "pooled_gzip: core codec ", result->active ? "active" : "NOT active",
-        ": ", result->explanation, "; ",
-        result->active ? "typed and raw calls are pooled both ways"
-                       : "outgoing messages use the interceptor path");
-    if (result->active || opted_out) {
-      POOLED_GZIP_LOG(kInfo, line);
-    } else {
-      POOLED_GZIP_LOG(kError, line);
-    }
-    return result;
-  }();
-  return *result;
+  const InstallResult* before = g_installation.load(std::memory_order_acquire);
+  const InstallResult& result = PublishOnce(g_installation, &Install);
+  g_active.store(result.active, std::memory_order_release);
+  if (before != nullptr) return result;
+  // Logged once, by whichever call published first.
+  static std::atomic<bool> logged{false};
+  if (logged.exchange(true)) return result;
+  const bool opted_out =
+      !result.active && std::getenv("POOLED_GZIP_CORE_CODEC") != nullptr;
+  const std::string line = absl::StrCat(
+      "pooled_gzip: core codec ", result.active ? "active" : "NOT active", ": ",
+      result.explanation, "; ",
+      result.active ? "typed and raw calls are pooled both ways"
+                    : "outgoing messages use the interceptor path");
+  if (result.active || opted_out) {
+    POOLED_GZIP_LOG(kInfo, line);
+  } else {
+    POOLED_GZIP_LOG(kError, line);
+  }
+  return result;
 }
 
 }  // namespace
 
 const MessageCodec& Stock() {
-  static const MessageCodec stock =
-      LinkTimeRoutingInForce() ? RealCodec() : SharedGrpcCodec();
-  return stock;
+  static std::atomic<const MessageCodec*> stock{nullptr};
+  return PublishOnce(stock, [] {
+    return LinkTimeRoutingInForce() ? RealCodec() : SharedGrpcCodec();
+  });
 }
 
 int RoutedCompress(grpc_compression_algorithm algorithm,
@@ -272,9 +283,11 @@ int RoutedDecompress(grpc_compression_algorithm algorithm,
 }
 
 bool ActivateCoreCodec() {
-  const bool active = Installation().active;
+  if (g_installation.load(std::memory_order_acquire) == nullptr) {
+    return Installation().active;  // it has just pointed every slot
+  }
   RefreshCoreCodec();
-  return active;
+  return Installation().active;
 }
 
 bool IsCoreCodecActive() { return g_active.load(std::memory_order_acquire); }
@@ -292,7 +305,6 @@ void RefreshCoreCodec() {
       !g_lazy_pointed.load(std::memory_order_relaxed)) {
     return;
   }
-  std::lock_guard<std::mutex> lock(RefreshMutex());
   const SlotReport slots = PointEverySlot();
   if (!slots.AllToUs() && slots.total > 0) {
     POOLED_GZIP_LOG(kError,

@@ -1,8 +1,7 @@
 #include "seam/link_time_routing.h"
 
-#include <dlfcn.h>
-
 #include "seam/activation.h"
+#include "seam/slot_rewrite.h"
 
 // The symbol names are gRPC's mangled ones (C++ linkage), prefixed as the
 // link editor's --wrap expects; they are declared extern "C" so that the
@@ -51,12 +50,9 @@ MessageCodec RealCodec() {
 
 bool LinkTimeRoutingInForce() {
   const MessageCodec real = RealCodec();
-  if (!real.complete()) return false;
-  Dl_info grpc;
-  Dl_info own;
-  return dladdr(reinterpret_cast<void*>(real.compress), &grpc) != 0 &&
-         dladdr(reinterpret_cast<void*>(&LinkTimeRoutingInForce), &own) != 0 &&
-         grpc.dli_fbase == own.dli_fbase;
+  return real.complete() &&
+         SameLoadedObject(reinterpret_cast<const void*>(real.compress),
+                          reinterpret_cast<const void*>(&RealCodec));
 }
 
 }  // namespace internal

@@ -3,16 +3,17 @@
 // 1.83) message_compress.cc.o defines exactly grpc_msg_compress and
 // grpc_msg_decompress, and the compression filters' objects call them as
 // undefined symbols. Linked with --wrap for both (the static flavour's
-// pooled_gzip::pooled_gzip adds the options, kLinkOptions), every such call
+// pooled_gzip::pooled_gzip adds the options), every such call
 // lands in __wrap_<name>, defined here, whatever the link order, and
 // __real_<name> is gRPC's own definition. Nothing is written at run time,
 // so the dynamic loader plays no part.
 //
 // __real_<name> is a weak reference: null when the program was linked
 // without the options, which is how the library tells at run time whether
-// the routing is in force. Only the static flavour holds this file: the
+// the routing is in force. Only the static flavour can be routed so: the
 // shared library cannot be given --wrap (a separately linked __real_ would
-// not resolve) and interposes on a shared libgrpc instead.
+// not resolve), so there __real_ stays null and a shared libgrpc is served
+// by the slot rewrite instead.
 
 #ifndef POOLED_GZIP_SRC_SEAM_LINK_TIME_ROUTING_H_
 #define POOLED_GZIP_SRC_SEAM_LINK_TIME_ROUTING_H_

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -183,11 +184,12 @@ struct Scan {
   enum { kInspect, kFindImporters, kPoint } step;
   std::vector<Importer> importers;
   std::vector<FoundSlot> slots;
+  bool incomplete = false;  // memory ran out inside a callback
 };
 
 // Every callback below reads memory, and at most stores a slot: it holds
 // the loader's write lock (see the header).
-int FindOwnRange(dl_phdr_info* info, size_t, void* data) {
+int FindOwnRange(dl_phdr_info* info, size_t, void* data) noexcept {
   auto* scan = static_cast<Scan*>(data);
   if (!SegmentsContain(*info, scan->own_address)) return 0;
   scan->own = LoadedRange(*info);
@@ -204,14 +206,28 @@ const Importer* PinnedImporter(const Scan& scan, const dl_phdr_info& info) {
   return nullptr;
 }
 
-int ScanObject(dl_phdr_info* info, size_t, void* data) {
+void ScanOneObject(dl_phdr_info* info, Scan* scan);
+
+// No exception may leave a callback: dl_iterate_phdr would keep the
+// loader's write lock, and every later dlopen in the process would hang.
+int ScanObject(dl_phdr_info* info, size_t, void* data) noexcept {
   auto* scan = static_cast<Scan*>(data);
-  if (!kTypesKnown || SegmentsContain(*info, scan->own_address)) return 0;
+  try {
+    ScanOneObject(info, scan);
+  } catch (...) {
+    scan->incomplete = true;
+    return 1;
+  }
+  return 0;
+}
+
+void ScanOneObject(dl_phdr_info* info, Scan* scan) {
+  if (!kTypesKnown || SegmentsContain(*info, scan->own_address)) return;
   if (scan->step == Scan::kPoint && PinnedImporter(*scan, *info) == nullptr) {
-    return 0;
+    return;
   }
   const DynamicTables tables = ReadDynamic(*info);
-  if (tables.symbols == nullptr || tables.strings == nullptr) return 0;
+  if (tables.symbols == nullptr || tables.strings == nullptr) return;
   for (int t = 0; t < 2; ++t) {
     if (tables.tables[t] == nullptr) continue;
     const size_t count = tables.sizes[t] / sizeof(ElfW(Rela));
@@ -228,7 +244,7 @@ int ScanObject(dl_phdr_info* info, size_t, void* data) {
       if (matched == nullptr) continue;
       if (scan->step == Scan::kFindImporters) {
         scan->importers.push_back({info->dlpi_name, info->dlpi_addr});
-        return 0;
+        return;
       }
       void** slot =
           reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
@@ -254,7 +270,6 @@ int ScanObject(dl_phdr_info* info, size_t, void* data) {
       scan->slots.push_back(std::move(found));
     }
   }
-  return 0;
 }
 
 struct MainProgramQuery {
@@ -262,14 +277,39 @@ struct MainProgramQuery {
   bool contains = false;
 };
 
+struct ObjectQuery {
+  const void* a;
+  const void* b;
+  bool same = false;
+};
+
+int QuerySameObject(dl_phdr_info* info, size_t, void* data) noexcept {
+  auto* query = static_cast<ObjectQuery*>(data);
+  if (!SegmentsContain(*info, query->a)) return 0;
+  query->same = SegmentsContain(*info, query->b);
+  return 1;
+}
+
+struct ListedQuery {
+  const Importer* importer;
+  bool listed = false;
+};
+
+int QueryListed(dl_phdr_info* info, size_t, void* data) noexcept {
+  auto* query = static_cast<ListedQuery*>(data);
+  query->listed = query->listed || (info->dlpi_addr == query->importer->base &&
+                                    query->importer->name == info->dlpi_name);
+  return 0;
+}
+
 // The main program is listed first.
-int QueryMainProgram(dl_phdr_info* info, size_t, void* data) {
+int QueryMainProgram(dl_phdr_info* info, size_t, void* data) noexcept {
   auto* query = static_cast<MainProgramQuery*>(data);
   query->contains = SegmentsContain(*info, query->address);
   return 1;
 }
 
-int ReadGeneration(dl_phdr_info* info, size_t size, void* data) {
+int ReadGeneration(dl_phdr_info* info, size_t size, void* data) noexcept {
   if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds)) {
     *static_cast<uint64_t*>(data) = info->dlpi_adds;
   }
@@ -321,7 +361,35 @@ SlotReport Report(const Scan& scan) {
     absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
                     slot.object, ":", ShortName(slot.name), "->", target);
   }
+  // An importer still loaded that could not be pinned (one dlmopen()ed into
+  // another namespace, which RTLD_NOLOAD does not search) keeps its slots.
+  for (const Importer& importer : scan.importers) {
+    if (importer.pinned) continue;
+    ListedQuery query{&importer};
+    dl_iterate_phdr(QueryListed, &query);
+    if (!query.listed) continue;  // unloaded meanwhile: nothing to point
+    ++report.total;
+    ++report.failed;
+    ++report.unpinned;
+    absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
+                    BaseName(importer.name.c_str()), ": not pinned");
+  }
+  if (scan.incomplete) {
+    ++report.total;
+    ++report.failed;
+    absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
+                    "scan incomplete: out of memory");
+  }
   return report;
+}
+
+// Slots are stored one scan at a time: two scans storing into the same
+// RELRO page would each make it read-only again under the other's store.
+// Held only around the storing scan, never while pinning (which may wait
+// for a dlopen whose constructors set up a channel and so scan too).
+std::mutex& StoreMutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
 }
 
 }  // namespace
@@ -340,21 +408,25 @@ SlotReport PointSlots(const std::vector<SlotTarget>& targets,
   dl_iterate_phdr(FindOwnRange, &scan);
   dl_iterate_phdr(ScanObject, &scan);
   std::vector<void*> pins;
-  int unpinned = 0;
   for (Importer& importer : scan.importers) {
     if (void* handle = Pin(importer)) {
       importer.pinned = true;
       pins.push_back(handle);
-    } else {
-      ++unpinned;
     }
   }
   scan.step = Scan::kPoint;
-  dl_iterate_phdr(ScanObject, &scan);
+  {
+    std::lock_guard<std::mutex> lock(StoreMutex());
+    dl_iterate_phdr(ScanObject, &scan);
+  }
   for (void* handle : pins) dlclose(handle);
-  SlotReport report = Report(scan);
-  report.unpinned = unpinned;
-  return report;
+  return Report(scan);
+}
+
+bool SameLoadedObject(const void* a, const void* b) {
+  ObjectQuery query{a, b};
+  dl_iterate_phdr(QuerySameObject, &query);
+  return query.same;
 }
 
 bool InMainProgram(const void* address) {

@@ -21,11 +21,19 @@
 //   unloaded), and stays pinned while its slots are written.
 // - A lazy slot is written like a bound one, never bound by a call.
 //
+// - No lock of ours is held while the loader may wait: pinning takes none,
+//   and the one that serialises stores is held only around the storing
+//   scan (a constructor running inside dlopen may set up a channel, and so
+//   scan, while another thread's pin waits for that dlopen).
+//
 // What remains is one window the loader leaves no way to close: a thread
 // whose first call through a lazy slot is inside the dynamic linker's
 // binding at the very moment of the store writes the address it looked up
-// after ours. PointSlots reports lazy slots it wrote (SlotReport::lazy), so
-// that its caller reads them again later.
+// after ours (glibc stores it after leaving the scope it can be waited
+// for in). It matters only where that lookup finds gRPC's own definition
+// (libgrpc ahead of this library in the lookup order). PointSlots reports
+// lazy slots it wrote (SlotReport::lazy), so that its caller reads them
+// again at a later set-up call.
 
 #ifndef POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
 #define POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
@@ -49,8 +57,8 @@ struct SlotReport {
   int redirected = 0;  // of those, pointed there by this call
   int lazy = 0;        // not bound yet when found (pointed, or left)
   int elsewhere = 0;   // pointing at another definition (libgrpc's own)
-  int failed = 0;      // could not be written (mprotect refused)
-  int unpinned = 0;    // of objects that were unloaded before writing
+  int failed = 0;      // could not be written (mprotect refused, unpinned)
+  int unpinned = 0;    // of those, in objects loaded but not pinnable
   // "libgrpc.so.29:grpc_msg_compress->pooled_gzip (pointed), ..."
   std::string detail;
 
@@ -59,7 +67,8 @@ struct SlotReport {
 
 // Reads the JUMP_SLOT and GLOB_DAT relocations naming a target in every
 // loaded object other than the one containing `own_address`. Writes
-// nothing, takes none of the loader's other locks: safe anywhere.
+// nothing; names what the slots lead to with dladdr, so never call it
+// inside a dl_iterate_phdr callback.
 SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
                         const void* own_address);
 
@@ -68,6 +77,11 @@ SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
 // caller must have made sure that object is never unloaded.
 SlotReport PointSlots(const std::vector<SlotTarget>& targets,
                       const void* own_address);
+
+// Whether `a` and `b` lie in the same loaded object; reads the program
+// headers only, so it also answers in a fully static program, where dladdr
+// finds nothing.
+bool SameLoadedObject(const void* a, const void* b);
 
 // Whether `address` lies in the main program (not a shared object).
 bool InMainProgram(const void* address);
