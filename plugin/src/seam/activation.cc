@@ -135,7 +135,7 @@ Plan MakePlan() {
     return {Route::kNone, "turned off by POOLED_GZIP_CORE_CODEC=0"};
   }
   if (LinkTimeRoutingInForce()) {
-    if (auto difference = FirstContractDifference(RealCodec())) {
+    if (auto difference = FirstContractDifference(Stock())) {
       return {Route::kNone, Refused(*difference)};
     }
     return {Route::kLinkTime,
@@ -156,7 +156,9 @@ Plan MakePlan() {
             "this architecture's relocation types are not known to "
             "pooled_gzip (x86-64 only)"};
   }
-  const MessageCodec stock = SharedGrpcCodec();
+  // gRPC's own definitions, found once: the calls forwarded before
+  // admission use the same.
+  const MessageCodec& stock = Stock();
   if (!stock.complete()) {
     return {Route::kNone,
             "the loaded libgrpc exports no grpc_msg_compress and "
