@@ -170,33 +170,9 @@ bool IsDetailCell(payloads::Kind kind, size_t size) {
          (size == 1024 || size == 64 * 1024 || size == 1024 * 1024);
 }
 
-// How gRPC 1.51 core slices the message it hands the codec, as measured
-// over loopback with the echo service and records payloads (counting the
-// slices in the core codec's entry points):
-//  - sent: grpcpp serializes a message in blocks of up to 1 MiB, so one
-//    slice up to that; a 1 MiB payload in a bytes field (4 bytes of field
-//    header ahead of it) came as 1 MiB + 4 B;
-//  - received: sub-slices of the transport's reads, 64 KiB each once a
-//    connection is busy (8 KiB on a new one), the message starting
-//    anywhere in the first: 0.9 KB messages came as one slice or two cut
-//    anywhere, 35 KB ones likewise, 540 KB ones as 9 or 10.
-// Reproduced here: sent, cut at 1 MiB boundaries counted from 4 bytes
-// before the payload (a message under 1 MiB - 4 B stays one slice, the
-// same as warm); received, cut at 64 KiB reads, the message starting half
-// way into the first (its first slice half the message, 32 KiB at most).
 std::vector<size_t> SlicedLengths(Op op, size_t length) {
-  std::vector<size_t> lengths;
-  constexpr size_t kSentBlock = size_t{1} << 20;
-  constexpr size_t kSentHeader = 4;
-  constexpr size_t kReadBytes = 64 * 1024;
-  size_t first = op == Op::kCompress ? kSentBlock - kSentHeader
-                                     : std::min(length / 2, kReadBytes / 2);
-  const size_t block = op == Op::kCompress ? kSentBlock : kReadBytes;
-  if (first == 0) first = length;
-  for (size_t at = 0, next = first; at < length; at += next, next = block) {
-    lengths.push_back(std::min(next, length - at));
-  }
-  return lengths;
+  return CoreSliceLengths(
+      op == Op::kCompress ? Direction::kSent : Direction::kReceived, length);
 }
 
 // The levels measured: zlib's fastest, core's and smallest; libdeflate's
@@ -511,14 +487,7 @@ void FillInput(Op op, Feed feed, absl::string_view bytes,
                grpc_slice_buffer* input) {
   std::vector<size_t> lengths = {bytes.size()};
   if (feed == Feed::kSliced) lengths = SlicedLengths(op, bytes.size());
-  size_t at = 0;
-  for (size_t length : lengths) {
-    // Not grpc_slice_buffer_add, which would merge the adjacent static
-    // slices back into one.
-    grpc_slice_buffer_add_indexed(
-        input, grpc_slice_from_static_buffer(bytes.data() + at, length));
-    at += length;
-  }
+  AddSlices(bytes, lengths, input);
 }
 
 void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,

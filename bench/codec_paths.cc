@@ -4,8 +4,10 @@
 #include <grpc/support/alloc.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "codec/codec.h"
 #include "seam/slice_buffers.h"
@@ -125,10 +127,12 @@ bool PooledCompress(const grpc_slice_buffer& input,
 }
 
 bool PooledDecompress(const grpc_slice_buffer& input, Format format,
-                      Backend backend, grpc_slice_buffer* output) {
+                      Backend backend, grpc_slice_buffer* output,
+                      internal::Strictness strictness) {
   internal::SliceBufferSink sink(output);
   return Decompress(internal::ViewsOf(input), format,
-                    std::numeric_limits<size_t>::max(), &sink, backend)
+                    std::numeric_limits<size_t>::max(), &sink, backend,
+                    strictness)
       .ok();
 }
 
@@ -141,6 +145,34 @@ std::string Flatten(const grpc_slice_buffer& buffer) {
         GRPC_SLICE_LENGTH(buffer.slices[i]));
   }
   return out;
+}
+
+std::vector<size_t> CoreSliceLengths(Direction direction, size_t length) {
+  std::vector<size_t> lengths;
+  constexpr size_t kSentBlock = size_t{1} << 20;
+  constexpr size_t kSentHeader = 4;
+  constexpr size_t kReadBytes = 64 * 1024;
+  const bool sent = direction == Direction::kSent;
+  size_t first =
+      sent ? kSentBlock - kSentHeader : std::min(length / 2, kReadBytes / 2);
+  const size_t block = sent ? kSentBlock : kReadBytes;
+  if (first == 0) first = length;
+  for (size_t at = 0, next = first; at < length; at += next, next = block) {
+    lengths.push_back(std::min(next, length - at));
+  }
+  return lengths;
+}
+
+void AddSlices(absl::string_view bytes, const std::vector<size_t>& lengths,
+               grpc_slice_buffer* buffer) {
+  size_t at = 0;
+  for (size_t length : lengths) {
+    // Not grpc_slice_buffer_add, which would merge the adjacent static
+    // slices back into one.
+    grpc_slice_buffer_add_indexed(
+        buffer, grpc_slice_from_static_buffer(bytes.data() + at, length));
+    at += length;
+  }
 }
 
 }  // namespace pooled_gzip::bench

@@ -1,8 +1,13 @@
 // libFuzzer target: every backend's decoder against the zlib backend's, and
 // that against plain zlib, on the same stream, gzip and zlib, under a
-// generous and a small output limit. Any difference fails: accept or
-// refuse, status code and message, output bytes, RESOURCE_EXHAUSTED or
-// DATA_LOSS. This is the promise that every backend answers as zlib does.
+// generous and a small output limit. Built twice, once per strictness
+// (Options::exact_zlib_refusals):
+//   - decode_diff_fuzzer, the default: a fast decoder never refuses what
+//     zlib accepts, gives the same bytes whenever both accept, and refuses
+//     with zlib's status code and message; it may accept what zlib refuses,
+//     within the limit and with a matching checksum.
+//   - decode_diff_exact_fuzzer (DECODE_DIFF_EXACT): any difference fails,
+//     accept or refuse, status code and message, output bytes.
 //
 // A fuzzer rarely makes a stream whose checksum is right, and a lenient
 // decoder's extra acceptance only shows on one. So the input is mostly a
@@ -43,6 +48,13 @@ namespace {
 using internal::Decompress;
 using internal::Format;
 using internal::FormatName;
+using internal::Strictness;
+
+#ifdef DECODE_DIFF_EXACT
+constexpr Strictness kStrictness = Strictness::kZlib;
+#else
+constexpr Strictness kStrictness = Strictness::kDecoder;
+#endif
 
 constexpr size_t kBigLimit = 128 * 1024;
 // The most output a wrapping decoder makes; a body that yields more is
@@ -132,7 +144,8 @@ struct Answer {
 Answer Decode(const std::vector<absl::string_view>& pieces, Format format,
               size_t limit, Backend backend, uint8_t chunk_cap) {
   CappedSink sink(chunk_cap);
-  const absl::Status status = Decompress(pieces, format, limit, &sink, backend);
+  const absl::Status status =
+      Decompress(pieces, format, limit, &sink, backend, kStrictness);
   if (sink.given() > PastLimit(limit, 1)) {
     Fail(absl::StrCat(BackendName(backend), " asked the sink for ",
                       sink.given(), " bytes under a limit of ", limit));
@@ -150,6 +163,19 @@ void CheckStream(const std::string& stream, Format format, size_t limit,
       {zlib.code, zlib.output});
   for (Backend backend : {Backend::kLibdeflate, Backend::kIsal}) {
     const Answer got = Decode(pieces, format, limit, backend, chunk_cap);
+    // What the default strictness allows beyond zlib: taking a stream zlib
+    // refuses, within the limit (the checksum matched, or it would not be
+    // taken).
+    if (kStrictness == Strictness::kDecoder &&
+        zlib.code != absl::StatusCode::kOk &&
+        got.code == absl::StatusCode::kOk) {
+      if (got.output.size() > limit) {
+        Fail(absl::StrCat(BackendName(backend), " ", FormatName(format),
+                          " took a stream zlib refuses, to ", got.output.size(),
+                          " bytes under a limit of ", limit));
+      }
+      continue;
+    }
     if (got.code != zlib.code || got.message != zlib.message) {
       Fail(absl::StrCat(BackendName(backend), " ", FormatName(format),
                         " under a limit of ", limit, " said \"",

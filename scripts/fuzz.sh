@@ -17,7 +17,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/configure_preset.sh"
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  targets=(decode_fuzzer decode_diff_fuzzer roundtrip_fuzzer)
+  targets=(decode_fuzzer decode_diff_fuzzer decode_diff_exact_fuzzer
+    roundtrip_fuzzer)
 fi
 
 start=$SECONDS

@@ -169,6 +169,7 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       options.decoder = backend;
       options.skip_incompressible = level == 1;
       options.min_compress_bytes = 100 + level;
+      options.exact_zlib_refusals = level != 1;
       ASSERT_TRUE(Configure(options).ok());
       const Options applied = GetOptions();
       EXPECT_EQ(applied.backend, backend);
@@ -179,6 +180,7 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       EXPECT_EQ(applied.decoder, backend);
       EXPECT_EQ(applied.skip_incompressible, level == 1);
       EXPECT_EQ(applied.min_compress_bytes, 100u + level);
+      EXPECT_EQ(applied.exact_zlib_refusals, level != 1);
       const CompressSettings compress = CurrentCompressSettings();
       EXPECT_EQ(compress.backend, backend);
       EXPECT_EQ(compress.level, level);
@@ -188,6 +190,14 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       EXPECT_EQ(decompress.cap, 1000u + level);
       EXPECT_EQ(decompress.gzip_decoder, backend);
       EXPECT_EQ(decompress.zlib_decoder, backend);
+      EXPECT_EQ(decompress.strictness,
+                level != 1 ? Strictness::kZlib : Strictness::kDecoder);
+      for (Format format : {Format::kGzip, Format::kZlib}) {
+        const InflaterKey reader = ConfiguredReader(format);
+        EXPECT_EQ(reader.backend, backend);
+        EXPECT_EQ(reader.format, format);
+        EXPECT_EQ(reader.strictness, decompress.strictness);
+      }
       EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, backend);
       // Skipping applies only where the caller asks for it.
       EXPECT_FALSE(ConfiguredOptions(Format::kGzip).skip_incompressible);
@@ -209,6 +219,7 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   bad.decoder = Backend::kZlib;
   bad.skip_incompressible = !last.skip_incompressible;
   bad.min_compress_bytes = 1;
+  bad.exact_zlib_refusals = !last.exact_zlib_refusals;
   // Every field of the refused call differs from what is in force, so that
   // any one of them taking effect shows below.
   ASSERT_NE(bad.backend, last.backend);
@@ -227,6 +238,7 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   EXPECT_EQ(unchanged.decoder, last.decoder);
   EXPECT_EQ(unchanged.skip_incompressible, last.skip_incompressible);
   EXPECT_EQ(unchanged.min_compress_bytes, last.min_compress_bytes);
+  EXPECT_EQ(unchanged.exact_zlib_refusals, last.exact_zlib_refusals);
   const CompressSettings compress = CurrentCompressSettings();
   EXPECT_EQ(compress.backend, last.backend);
   EXPECT_EQ(compress.level, last.level);
@@ -235,6 +247,9 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   const DecompressSettings decompress = CurrentDecompressSettings();
   EXPECT_EQ(decompress.cap, *last.max_decompressed_bytes);
   EXPECT_EQ(decompress.gzip_decoder, *last.decoder);
+  EXPECT_EQ(decompress.strictness, last.exact_zlib_refusals
+                                       ? Strictness::kZlib
+                                       : Strictness::kDecoder);
   EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, last.backend);
   for (const PoolLimits& limits : {Writers().limits(), Readers().limits()}) {
     EXPECT_EQ(limits.max_idle_per_thread_per_key,
@@ -254,7 +269,9 @@ TEST(Configure, TheDecoderDefaultsToTheFastestPerFormat) {
   // Whoever compresses: README, "Decoders", measures each on each.
   EXPECT_EQ(decompress.gzip_decoder, Backend::kLibdeflate);
   EXPECT_EQ(decompress.zlib_decoder, Backend::kIsal);
-  EXPECT_EQ(ConfiguredDecoder(Format::kGzip), Backend::kLibdeflate);
+  EXPECT_EQ(ConfiguredReader(Format::kGzip).backend, Backend::kLibdeflate);
+  // And by its own rules, in one pass.
+  EXPECT_EQ(ConfiguredReader(Format::kGzip).strictness, Strictness::kDecoder);
   ASSERT_TRUE(Configure(original).ok());
 }
 

@@ -15,10 +15,11 @@
 namespace pooled_gzip {
 
 // Every backend writes standard gzip and zlib streams that any peer reads,
-// and reads exactly what zlib reads: a fast path takes only a stream whose
-// body keeps every rule zlib enforces (checked before decoding), and zlib
-// decides the rest, so every backend gives the zlib backend's answer (the
-// same output, or the same error) to any input.
+// and reads everything zlib reads, to the same bytes. A fast decoder reads
+// a message in one pass and zlib decides whatever it refuses, so every
+// refusal is the zlib backend's (the same status and words). Without
+// Options::exact_zlib_refusals a fast decoder may also take a few streams
+// zlib refuses, which no encoder writes (README, "Decoders").
 enum class Backend {
   // The reference; at its default level, byte-identical to gRPC core.
   kZlib,
@@ -51,10 +52,19 @@ struct Options {
   // per context, which counts against max_pooled_bytes.
   int level = kDefaultLevel;
   // Which backend inflates received messages, whoever compressed them:
-  // every backend gives zlib's answer, so this is a matter of speed only.
+  // every backend reads what zlib reads to the same bytes, so this is a
+  // matter of speed only.
   // Unset: the fastest for each format, kDefaultGzipDecoder and
-  // kDefaultDeflateDecoder below.
+  // kDefaultDeflateDecoder above.
   std::optional<Backend> decoder;
+  // Whether a fast decoder refuses exactly what zlib refuses. libdeflate
+  // and ISA-L take some bodies that break rules zlib enforces (reserved
+  // symbols, over-long code tables, incomplete Huffman codes) and whose
+  // checksum and size still match what they decode; no encoder makes them,
+  // and the cap and the checksums hold either way. On, a check of ours reads
+  // each body before the fast decoder does, which costs up to about half
+  // its speed on messages of several blocks (README, "Decoders").
+  bool exact_zlib_refusals = false;
   // Opt-in ways to send a message uncompressed without compressing it
   // first, off by default so that the wire stays stock gRPC's. They act on
   // the core codec only: on the interceptor path gRPC would compress such a

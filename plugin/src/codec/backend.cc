@@ -56,7 +56,8 @@ std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key) {
 
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
   const BackendMaker* maker = MakerOf(key.backend);
-  return maker != nullptr ? maker->new_inflater(key.format) : nullptr;
+  return maker != nullptr ? maker->new_inflater(key.format, key.strictness)
+                          : nullptr;
 }
 
 }  // namespace internal

@@ -61,11 +61,23 @@ struct DeflaterKey {
   }
 };
 
+// What a fast reader may accept beyond what zlib accepts
+// (Options::exact_zlib_refusals). Either way it refuses with zlib's answer:
+// zlib decides every message the fast decoder does not finish.
+enum class Strictness {
+  // The fast decoder's own rules, in one pass over the message.
+  kDecoder,
+  // zlib's: a pass of ours over the body first (codec/zlib_rules.h).
+  kZlib,
+};
+
 struct InflaterKey {
   Backend backend = Backend::kZlib;
   Format format = Format::kGzip;
+  Strictness strictness = Strictness::kDecoder;
   friend bool operator==(const InflaterKey& a, const InflaterKey& b) {
-    return a.backend == b.backend && a.format == b.format;
+    return a.backend == b.backend && a.format == b.format &&
+           a.strictness == b.strictness;
   }
 };
 
@@ -79,12 +91,13 @@ std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key);
 
 // What each backend file hands the factory: how to make its writer (of a
-// resolved level) and its reader; see MakerFor in codec/backend_support.h.
+// resolved level) and its reader; see MakerFor in codec/backend_maker.h.
 // Each is defined constexpr, so that the factory works from static
 // initialisers too.
 struct BackendMaker {
   std::unique_ptr<Deflater> (*new_deflater)(Format format, int level);
-  std::unique_ptr<Inflater> (*new_inflater)(Format format);
+  std::unique_ptr<Inflater> (*new_inflater)(Format format,
+                                            Strictness strictness);
 };
 
 }  // namespace internal

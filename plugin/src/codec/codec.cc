@@ -54,8 +54,8 @@ CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
   return options;
 }
 
-Backend ConfiguredDecoder(Format format) {
-  return CurrentDecompressSettings().DecoderFor(format);
+InflaterKey ConfiguredReader(Format format) {
+  return CurrentDecompressSettings().ReaderFor(format);
 }
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
@@ -117,10 +117,11 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
-                        Backend backend) {
+                        Backend backend, Strictness strictness) {
   const CodecTimer timer;
   ReaderPool& pool = Readers();
-  ReaderPool::Handle inflater = pool.Acquire(InflaterKey{backend, format});
+  ReaderPool::Handle inflater =
+      pool.Acquire(InflaterKey{backend, format, strictness});
   if (inflater == nullptr) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot create a ", BackendName(backend), " decompressor"));

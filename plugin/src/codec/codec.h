@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "codec/backend.h"
 #include "codec/chunk_sink.h"
 #include "codec/format.h"
 #include "pooled_gzip/options.h"
@@ -43,9 +44,11 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 // the stream; RESOURCE_EXHAUSTED as soon as the output would exceed
 // `max_output_bytes`, having asked the sink for at most one byte more than
 // that. On error the sink may hold partial output, which the caller must drop.
+// A fast `backend` may take more than zlib does, as `strictness` allows.
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
-                        Backend backend = Backend::kZlib);
+                        Backend backend = Backend::kZlib,
+                        Strictness strictness = Strictness::kDecoder);
 
 // Convenience wrappers for contiguous data.
 absl::Status CompressToString(absl::string_view input,
@@ -63,8 +66,8 @@ enum class Skipping { kNever, kAsConfigured };
 CompressOptions ConfiguredOptions(Format format,
                                   Skipping skipping = Skipping::kNever);
 
-// The process-wide decoder of `format`.
-Backend ConfiguredDecoder(Format format);
+// The process-wide reader of `format`: decoder and strictness.
+InflaterKey ConfiguredReader(Format format);
 
 }  // namespace internal
 }  // namespace pooled_gzip

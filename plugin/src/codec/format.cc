@@ -1,7 +1,26 @@
 #include "codec/format.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace pooled_gzip {
 namespace internal {
+namespace {
+
+// The first `out.size()` bytes of the input; false if it is shorter.
+bool CopyPrefix(absl::Span<const absl::string_view> pieces,
+                absl::Span<uint8_t> out) {
+  size_t filled = 0;
+  for (absl::string_view piece : pieces) {
+    if (filled == out.size()) break;
+    const size_t n = std::min(piece.size(), out.size() - filled);
+    std::memcpy(out.data() + filled, piece.data(), n);
+    filled += n;
+  }
+  return filled == out.size();
+}
+
+}  // namespace
 
 absl::string_view FormatName(Format format) {
   return format == Format::kGzip ? "gzip" : "deflate";
@@ -26,6 +45,25 @@ std::optional<uint32_t> GzipTrailerSize(
     }
   }
   return size;
+}
+
+size_t PlainHeaderBytes(Format format,
+                        absl::Span<const absl::string_view> input) {
+  if (TotalSize(input) < MinStreamBytes(format)) return 0;
+  if (format == Format::kGzip) {
+    uint8_t header[4];
+    if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
+    const bool plain = header[0] == 0x1f && header[1] == 0x8b &&
+                       header[2] == 8 && header[3] == 0;
+    return plain ? kPlainGzipHeaderBytes : 0;
+  }
+  uint8_t header[2];
+  if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
+  const unsigned cmf = header[0];
+  const unsigned flg = header[1];
+  const bool plain = (cmf & 0x0f) == 8 && (cmf >> 4) <= 7 &&
+                     ((cmf << 8) | flg) % 31 == 0 && (flg & 0x20) == 0;
+  return plain ? 2 : 0;
 }
 
 }  // namespace internal

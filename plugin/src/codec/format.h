@@ -32,6 +32,18 @@ size_t TotalSize(absl::Span<const absl::string_view> pieces);
 std::optional<uint32_t> GzipTrailerSize(
     absl::Span<const absl::string_view> pieces);
 
+// The fixed gzip header with no optional field: ID1, ID2, CM (deflate),
+// FLG 0, MTIME, XFL, OS.
+inline constexpr size_t kPlainGzipHeaderBytes = 10;
+
+// The length of a header a fast decoder may skip and be given no say over:
+// the plain 10-byte gzip header (FLG 0) or a zlib header zlib accepts
+// without a dictionary; 0 for anything else (optional gzip fields, a header
+// CRC, reserved flags, an odd window size, input too short to be a stream),
+// which zlib decides.
+size_t PlainHeaderBytes(Format format,
+                        absl::Span<const absl::string_view> input);
+
 }  // namespace internal
 }  // namespace pooled_gzip
 

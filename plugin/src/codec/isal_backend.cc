@@ -8,7 +8,10 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "codec/backend_support.h"
+#include "codec/backend_maker.h"
+#include "codec/stream_errors.h"
+#include "codec/stream_io.h"
+#include "codec/zlib_fallback.h"
 #include "codec/zlib_rules.h"
 
 namespace pooled_gzip {
@@ -150,7 +153,8 @@ class IsalDeflater final : public Deflater {
 
 class IsalInflater final : public Inflater {
  public:
-  explicit IsalInflater(Format format) : format_(format), fallback_(format) {}
+  IsalInflater(Format format, Strictness strictness)
+      : format_(format), strictness_(strictness), fallback_(format) {}
 
   bool Init() {
     state_.reset(new (std::nothrow) inflate_state);
@@ -162,14 +166,15 @@ class IsalInflater final : public Inflater {
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
     const size_t header = PlainHeaderBytes(format_, input);
-    // ISA-L takes incomplete Huffman codes zlib refuses, and a body that
-    // never uses the missing codewords passes its checksum; ISA-L cannot be
-    // told to refuse them nor stopped between blocks to check, so a pass of
-    // ours over the body checks zlib's rules first (codec/zlib_rules.h).
     // ISA-L's own header parser skips checks zlib makes (reserved flags,
     // window size) and loses its place in FNAME/FCOMMENT/FHCRC fields split
     // across calls, so the stream body is all it sees.
-    if (header == 0 || !MeetsZlibRules(input, header)) {
+    // ISA-L takes incomplete Huffman codes zlib refuses, and a body that
+    // never uses the missing codewords passes its checksum; ISA-L cannot be
+    // told to refuse them nor stopped between blocks to check, so only a
+    // pass of ours over the body can check zlib's rules first.
+    if (header == 0 ||
+        (strictness_ == Strictness::kZlib && !MeetsZlibRules(input, header))) {
       return fallback_.Inflate(input, max_output_bytes, sink);
     }
     inflate_state& state = *state_;
@@ -216,7 +221,10 @@ class IsalInflater final : public Inflater {
     return trailing ? TrailingBytes(format_) : absl::OkStatus();
   }
 
-  bool Reset() override { return fallback_.Reset(); }
+  bool Reset() override {
+    fallback_.Reset();
+    return true;
+  }
 
   size_t HeapBytes() const override {
     return sizeof(*this) + sizeof(inflate_state) + fallback_.HeapBytes();
@@ -234,6 +242,7 @@ class IsalInflater final : public Inflater {
   }
 
   Format format_;
+  Strictness strictness_;
   std::unique_ptr<inflate_state> state_;
   ZlibFallback fallback_;
 };

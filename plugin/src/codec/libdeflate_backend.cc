@@ -5,7 +5,11 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "codec/backend_support.h"
+#include "codec/backend_maker.h"
+#include "codec/contiguous_input.h"
+#include "codec/stream_errors.h"
+#include "codec/stream_io.h"
+#include "codec/zlib_fallback.h"
 #include "codec/zlib_rules.h"
 
 namespace pooled_gzip {
@@ -94,8 +98,8 @@ class LibdeflateDeflater final : public Deflater {
 
 class LibdeflateInflater final : public Inflater {
  public:
-  explicit LibdeflateInflater(Format format)
-      : format_(format), fallback_(format) {}
+  LibdeflateInflater(Format format, Strictness strictness)
+      : format_(format), strictness_(strictness), fallback_(format) {}
 
   bool Init() {
     // The zlib format always goes to zlib: it carries no size to allocate
@@ -128,7 +132,10 @@ class LibdeflateInflater final : public Inflater {
     return fallback_.Inflate(input, max_output_bytes, sink, 0, chunk);
   }
 
-  bool Reset() override { return fallback_.Reset(); }
+  bool Reset() override {
+    fallback_.Reset();
+    return true;
+  }
 
   size_t HeapBytes() const override {
     return sizeof(*this) +
@@ -159,19 +166,18 @@ class LibdeflateInflater final : public Inflater {
   }
 
   // Whether libdeflate inflated the whole input, one gzip member and
-  // nothing after it, to exactly `out.size()` bytes, from a body that keeps
-  // zlib's rules.
+  // nothing after it, to exactly `out.size()` bytes (from a body that keeps
+  // zlib's rules, if the strictness asks for them).
   bool OneShot(Pieces input, absl::Span<char> out) {
     const size_t total = TotalSize(input);
     const char* data = Contiguous(input, total, &input_);
     if (data == nullptr) return false;
     // libdeflate takes bodies zlib refuses (codec/zlib_rules.h), and it has
-    // no switch for zlib's rules nor a way to stop between blocks, so a
-    // pass of ours over the body checks them first: it reads the symbols
-    // of every block but a last one with complete codes, without writing
-    // any output, which is cheaper than handing every message to zlib.
+    // no switch for zlib's rules nor a way to stop between blocks, so only
+    // a pass of ours over the body can check them first.
     const absl::string_view whole(data, total);
-    if (!MeetsZlibRules({&whole, 1}, kPlainGzipHeaderBytes)) {
+    if (strictness_ == Strictness::kZlib &&
+        !MeetsZlibRules({&whole, 1}, kPlainGzipHeaderBytes)) {
       return false;
     }
     size_t consumed = 0;
@@ -184,6 +190,7 @@ class LibdeflateInflater final : public Inflater {
   }
 
   Format format_;
+  Strictness strictness_;
   std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> decompressor_;
   ReusableBuffer input_;  // a message of several pieces, made contiguous
   ZlibFallback fallback_;

@@ -1,7 +1,7 @@
 // The libdeflate backend: whole-message deflate, faster than zlib at the
 // same level (README, "Backends"). Its reader takes plain
 // gzip messages in one call straight into the output; everything else goes
-// to zlib (codec/backend_support.h).
+// to zlib (codec/zlib_fallback.h).
 
 #ifndef POOLED_GZIP_SRC_CODEC_LIBDEFLATE_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_LIBDEFLATE_BACKEND_H_

@@ -28,7 +28,8 @@ void EvictStaleContexts(const ContextsInUse& in_use) {
   });
   Readers().EvictReserveIf([&](const InflaterKey& key) {
     return key.backend != (key.format == Format::kGzip ? in_use.gzip_decoder
-                                                       : in_use.zlib_decoder);
+                                                       : in_use.zlib_decoder) ||
+           key.strictness != in_use.strictness;
   });
 }
 

@@ -52,10 +52,11 @@ struct ContextsInUse {
   int level;        // resolved
   Backend gzip_decoder;
   Backend zlib_decoder;
+  Strictness strictness;
 };
 
 // Frees the parked contexts no message will ask for under `in_use`:
-// writers of other settings, readers of another decoder.
+// writers of other settings, readers of another decoder or strictness.
 void EvictStaleContexts(const ContextsInUse& in_use);
 
 }  // namespace internal

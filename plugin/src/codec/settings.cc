@@ -17,12 +17,12 @@ namespace {
 // Each direction's settings in one word. Compressing: the minimum size in
 // the low 47 bits (saturating: a minimum of 128 TiB or more sends every
 // message plain), the skip flag above it, then level + 1 and the backend in
-// a byte each. Decompressing: the cap in the low 48 bits (all ones: no cap;
-// a cap of 256 TiB or more is no cap), then the gzip and the zlib decoder
-// in a byte each.
+// a byte each. Decompressing: the cap in the low 47 bits (all ones: no cap;
+// a cap of 128 TiB or more is no cap), the strictness above it, then the
+// gzip and the zlib decoder in a byte each.
 constexpr int kMinBytesBits = 47;
 constexpr uint64_t kMinBytesMask = (uint64_t{1} << kMinBytesBits) - 1;
-constexpr int kCapBits = 48;
+constexpr int kCapBits = 47;
 constexpr uint64_t kCapMask = (uint64_t{1} << kCapBits) - 1;
 // The two bytes above the 48 low bits, in either word.
 constexpr int kLowByteShift = 48;
@@ -56,6 +56,7 @@ CompressSettings UnpackCompress(uint64_t word) {
 
 constexpr uint64_t Pack(const DecompressSettings& settings) {
   return Saturated(settings.cap, kCapMask) |
+         (static_cast<uint64_t>(settings.strictness) << kCapBits) |
          (static_cast<uint64_t>(settings.gzip_decoder) << kLowByteShift) |
          (static_cast<uint64_t>(settings.zlib_decoder) << kHighByteShift);
 }
@@ -63,6 +64,7 @@ constexpr uint64_t Pack(const DecompressSettings& settings) {
 DecompressSettings UnpackDecompress(uint64_t word) {
   DecompressSettings settings;
   settings.cap = Unsaturated(word, kCapMask);
+  settings.strictness = static_cast<Strictness>((word >> kCapBits) & 1);
   settings.gzip_decoder = static_cast<Backend>((word >> kLowByteShift) & 0xff);
   settings.zlib_decoder = static_cast<Backend>(word >> kHighByteShift);
   return settings;
@@ -113,6 +115,8 @@ void Publish(const State& state) {
       options.decoder.value_or(DefaultDecoder(Format::kGzip));
   decompress.zlib_decoder =
       options.decoder.value_or(DefaultDecoder(Format::kZlib));
+  decompress.strictness =
+      options.exact_zlib_refusals ? Strictness::kZlib : Strictness::kDecoder;
   g_compress.store(Pack(compress), std::memory_order_release);
   g_decompress.store(Pack(decompress), std::memory_order_release);
   SetIdleLimits(
@@ -146,10 +150,11 @@ absl::Status ApplyOptions(const Options& options) {
   const absl::StatusOr<int> old_level =
       ResolveLevel(before.backend, before.level);
   if (before.backend != options.backend || before.decoder != options.decoder ||
+      before.exact_zlib_refusals != options.exact_zlib_refusals ||
       (old_level.ok() && *old_level != *level)) {
     const DecompressSettings decompress = CurrentDecompressSettings();
     EvictStaleContexts({options.backend, *level, decompress.gzip_decoder,
-                        decompress.zlib_decoder});
+                        decompress.zlib_decoder, decompress.strictness});
   }
   return absl::OkStatus();
 }

@@ -14,6 +14,7 @@
 #include <cstddef>
 
 #include "absl/status/status.h"
+#include "codec/backend.h"
 #include "codec/format.h"
 #include "pooled_gzip/options.h"
 
@@ -44,8 +45,11 @@ struct DecompressSettings {
   size_t cap = kDerivedCapFactor * kGrpcDefaultMaxReceive;
   Backend gzip_decoder = kDefaultGzipDecoder;
   Backend zlib_decoder = kDefaultDeflateDecoder;
-  Backend DecoderFor(Format format) const {
-    return format == Format::kGzip ? gzip_decoder : zlib_decoder;
+  Strictness strictness = Strictness::kDecoder;
+  // The reader a message of `format` asks the pool for.
+  InflaterKey ReaderFor(Format format) const {
+    return {format == Format::kGzip ? gzip_decoder : zlib_decoder, format,
+            strictness};
   }
 };
 DecompressSettings CurrentDecompressSettings();

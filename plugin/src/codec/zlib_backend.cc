@@ -7,7 +7,9 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "codec/backend_support.h"
+#include "codec/backend_maker.h"
+#include "codec/stream_errors.h"
+#include "codec/stream_io.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -108,7 +110,8 @@ class ZlibDeflater final : public Deflater {
 
 class ZlibInflater final : public Inflater {
  public:
-  explicit ZlibInflater(Format format) : format_(format) {}
+  // zlib's rules are its own.
+  ZlibInflater(Format format, Strictness /*strictness*/) : format_(format) {}
   ~ZlibInflater() override { inflateEnd(&state_.stream); }
 
   bool Init() {

@@ -57,9 +57,10 @@ absl::Status DecompressInPlace(grpc::ByteBuffer* buffer) {
   grpc_slice_buffer_init(&slices);
   SliceBufferSink sink(&slices);
   // Our own outgoing message: its size is the application's business.
+  const InflaterKey reader = ConfiguredReader(*format);
   absl::Status status = Decompress(BufferViews(*buffer), *format,
                                    std::numeric_limits<size_t>::max(), &sink,
-                                   ConfiguredDecoder(*format));
+                                   reader.backend, reader.strictness);
   if (status.ok()) MoveInto(&slices, GRPC_COMPRESS_NONE, buffer);
   grpc_slice_buffer_destroy(&slices);
   return status;
@@ -75,9 +76,10 @@ absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer, Format format,
                               size_t max_output_bytes, std::string* out) {
   out->clear();
   StringSink sink(out);
+  const InflaterKey reader = ConfiguredReader(format);
   absl::Status status =
       Decompress(BufferViews(buffer), format, max_output_bytes, &sink,
-                 ConfiguredDecoder(format));
+                 reader.backend, reader.strictness);
   if (!status.ok()) out->clear();
   return status;
 }

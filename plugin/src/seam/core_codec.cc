@@ -151,8 +151,9 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
       algorithm, input, output,
       [](Format format, const SliceViews& views, ChunkSink* sink) {
         const DecompressSettings settings = CurrentDecompressSettings();
+        const InflaterKey reader = settings.ReaderFor(format);
         absl::Status status = Decompress(views, format, settings.cap, sink,
-                                         settings.DecoderFor(format));
+                                         reader.backend, reader.strictness);
         if (absl::IsResourceExhausted(status)) LogRefusal(format, settings.cap);
         return status;
       });

@@ -1,0 +1,301 @@
+// How fast received messages are inflated: for what peers send (zlib-6, a
+// stock gRPC peer; libdeflate-6; ISA-L-1), records and text, 1 KiB, 64 KiB
+// and 1 MiB, gzip and deflate, four decoders on the same message in one
+// run:
+//   - "default": the pooled decoder Options::decoder unset picks for the
+//     format, by its own rules (one pass);
+//   - "exact": the same held to zlib's refusals
+//     (Options::exact_zlib_refusals);
+//   - "zlib": the pooled zlib decoder;
+//   - "library": the library behind "default" alone, on the message in one
+//     block into a buffer of its own: no pool, no slices, no checks of
+//     ours, what no decoder through gRPC can beat.
+// The pooled decoders take the message in the slices core hands a received
+// one to the codec and write gRPC slices, as the core codec does.
+//
+// Names are "<format>/<kind>/<size>/<sender>/<decoder>". After Google
+// Benchmark's own report, a table of each cell's medians and ratios, in
+// Markdown (results/benchmarks.md, "Decoding").
+
+#include <benchmark/benchmark.h>
+#include <grpc/slice_buffer.h>
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "codec/codec.h"
+#include "codec/settings.h"
+#include "codec_paths.h"
+#include "payloads.h"
+
+namespace pooled_gzip::bench {
+namespace {
+
+using internal::Format;
+using internal::FormatName;
+using internal::Strictness;
+
+struct Sender {
+  Backend backend;
+  int level;
+};
+
+constexpr Sender kSenders[] = {
+    {Backend::kZlib, 6}, {Backend::kLibdeflate, 6}, {Backend::kIsal, 1}};
+
+std::string SenderName(const Sender& sender) {
+  return absl::StrCat(BackendName(sender.backend), "-", sender.level);
+}
+
+enum class Decoder { kDefault, kExact, kZlib, kLibrary };
+constexpr Decoder kDecoders[] = {Decoder::kDefault, Decoder::kExact,
+                                 Decoder::kZlib, Decoder::kLibrary};
+
+const char* DecoderName(Decoder decoder) {
+  switch (decoder) {
+    case Decoder::kDefault:
+      return "default";
+    case Decoder::kExact:
+      return "exact";
+    case Decoder::kZlib:
+      return "zlib";
+    case Decoder::kLibrary:
+      return "library";
+  }
+  return "?";
+}
+
+struct Cell {
+  Format format;
+  payloads::Kind kind;
+  size_t size;
+  Sender sender;
+};
+
+std::string CellName(const Cell& cell) {
+  return absl::StrCat(FormatName(cell.format), "/",
+                      payloads::KindName(cell.kind), "/", cell.size, "/",
+                      SenderName(cell.sender));
+}
+
+// One message of a cell, compressed once for every decoder.
+struct Message {
+  std::string plain;
+  std::string compressed;
+};
+
+const Message& MessageOf(const Cell& cell) {
+  static auto* messages = new std::map<std::string, Message>;
+  Message& message = (*messages)[CellName(cell)];
+  if (message.compressed.empty()) {
+    message.plain = payloads::Make(cell.kind, cell.size, 7);
+    internal::CompressOptions options;
+    options.format = cell.format;
+    options.backend = cell.sender.backend;
+    options.level = cell.sender.level;
+    if (!internal::CompressToString(message.plain, options, &message.compressed)
+             .ok()) {
+      std::fprintf(stderr, "decoder_bench: cannot compress %s\n",
+                   CellName(cell).c_str());
+      std::abort();
+    }
+  }
+  return message;
+}
+
+// The library behind the default decoder, called directly.
+class Library {
+ public:
+  explicit Library(Format format) : format_(format) {
+    decompressor_ = libdeflate_alloc_decompressor();
+  }
+  ~Library() { libdeflate_free_decompressor(decompressor_); }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  // Inflates `in` into `out`, which has room for exactly the message.
+  bool Inflate(const std::string& in, std::string* out) {
+    if (internal::DefaultDecoder(format_) == Backend::kLibdeflate) {
+      size_t produced = 0;
+      const auto decompress = format_ == Format::kGzip
+                                  ? libdeflate_gzip_decompress
+                                  : libdeflate_zlib_decompress;
+      return decompress(decompressor_, in.data(), in.size(), out->data(),
+                        out->size(), &produced) == LIBDEFLATE_SUCCESS &&
+             produced == out->size();
+    }
+    isal_inflate_init(&state_);
+    state_.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(in.data()));
+    state_.avail_in = static_cast<uint32_t>(in.size());
+    state_.next_out = reinterpret_cast<uint8_t*>(out->data());
+    state_.avail_out = static_cast<uint32_t>(out->size());
+    state_.crc_flag = format_ == Format::kGzip ? ISAL_GZIP : ISAL_ZLIB;
+    return isal_inflate_stateless(&state_) == ISAL_DECOMP_OK &&
+           state_.avail_out == 0;
+  }
+
+ private:
+  Format format_;
+  libdeflate_decompressor* decompressor_;
+  inflate_state state_;
+};
+
+void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder) {
+  const Message& message = MessageOf(cell);
+  if (decoder == Decoder::kLibrary) {
+    Library library(cell.format);
+    std::string out(message.plain.size(), '\0');
+    for (auto _ : state) {
+      if (!library.Inflate(message.compressed, &out)) {
+        state.SkipWithError("the library failed");
+        return;
+      }
+      benchmark::DoNotOptimize(out.data());
+    }
+    if (out != message.plain) state.SkipWithError("wrong output");
+    return;
+  }
+  const Backend backend = decoder == Decoder::kZlib
+                              ? Backend::kZlib
+                              : internal::DefaultDecoder(cell.format);
+  const Strictness strictness =
+      decoder == Decoder::kExact ? Strictness::kZlib : Strictness::kDecoder;
+  grpc_slice_buffer input;
+  grpc_slice_buffer output;
+  grpc_slice_buffer_init(&input);
+  grpc_slice_buffer_init(&output);
+  AddSlices(message.compressed,
+            CoreSliceLengths(Direction::kReceived, message.compressed.size()),
+            &input);
+  bool ok = true;
+  // Freeing the message is part of receiving it.
+  for (auto _ : state) {
+    ok = PooledDecompress(input, cell.format, backend, &output, strictness);
+    if (!ok) break;
+    grpc_slice_buffer_reset_and_unref(&output);
+  }
+  if (!ok) state.SkipWithError("the decoder failed");
+  ok = ok &&
+       PooledDecompress(input, cell.format, backend, &output, strictness) &&
+       Flatten(output) == message.plain;
+  if (!ok) state.SkipWithError("wrong output");
+  grpc_slice_buffer_destroy(&output);
+  grpc_slice_buffer_destroy(&input);
+}
+
+std::vector<Cell> Cells() {
+  std::vector<Cell> cells;
+  for (Format format : {Format::kGzip, Format::kZlib}) {
+    for (payloads::Kind kind :
+         {payloads::Kind::kRecords, payloads::Kind::kProse}) {
+      for (size_t size : {size_t{1} << 10, size_t{64} << 10, size_t{1} << 20}) {
+        for (const Sender& sender : kSenders) {
+          cells.push_back({format, kind, size, sender});
+        }
+      }
+    }
+  }
+  return cells;
+}
+
+// Keeps each benchmark's median CPU time per message, for the table: on
+// a shared machine, what the decoder itself took.
+class MedianCollector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred) continue;
+      const bool median =
+          run.run_type == Run::RT_Aggregate && run.aggregate_name == "median";
+      // A run without repetitions has no aggregate: its one time stands.
+      if (median ||
+          (run.run_type == Run::RT_Iteration && run.repetitions <= 1)) {
+        micros_[run.run_name.function_name] =
+            run.GetAdjustedCPUTime() *
+            benchmark::GetTimeUnitMultiplier(benchmark::kMicrosecond) /
+            benchmark::GetTimeUnitMultiplier(run.time_unit);
+      }
+    }
+  }
+
+  double Micros(const std::string& name) const {
+    auto it = micros_.find(name);
+    return it == micros_.end() ? 0 : it->second;
+  }
+
+ private:
+  std::map<std::string, double> micros_;
+};
+
+std::string SizeName(size_t size) {
+  if (size >= (size_t{1} << 20)) return absl::StrCat(size >> 20, " MiB");
+  if (size >= 1024) return absl::StrCat(size >> 10, " KiB");
+  return absl::StrCat(size, " B");
+}
+
+std::string Time(double micros) {
+  return micros >= 1000 ? absl::StrFormat("%.2f ms", micros / 1000)
+                        : absl::StrFormat("%.1f us", micros);
+}
+
+std::string Ratio(double numerator, double denominator) {
+  return denominator > 0 && numerator > 0
+             ? absl::StrFormat("%.2fx", numerator / denominator)
+             : "-";
+}
+
+void PrintTable(const MedianCollector& collector) {
+  std::printf(
+      "\n| format | payload | size | sent by | zlib | default | exact | "
+      "library | default vs zlib | default vs library | exact vs zlib |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Cell& cell : Cells()) {
+    const std::string name = CellName(cell);
+    auto micros = [&](Decoder decoder) {
+      return collector.Micros(absl::StrCat(name, "/", DecoderName(decoder)));
+    };
+    const double zlib = micros(Decoder::kZlib);
+    const double fast = micros(Decoder::kDefault);
+    const double exact = micros(Decoder::kExact);
+    const double library = micros(Decoder::kLibrary);
+    if (zlib == 0 || fast == 0) continue;  // filtered out
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                std::string(FormatName(cell.format)).c_str(),
+                payloads::KindName(cell.kind), SizeName(cell.size).c_str(),
+                SenderName(cell.sender).c_str(), Time(zlib).c_str(),
+                Time(fast).c_str(), Time(exact).c_str(), Time(library).c_str(),
+                Ratio(zlib, fast).c_str(), Ratio(fast, library).c_str(),
+                Ratio(zlib, exact).c_str());
+  }
+}
+
+}  // namespace
+}  // namespace pooled_gzip::bench
+
+int main(int argc, char** argv) {
+  using namespace pooled_gzip::bench;
+  for (const Cell& cell : Cells()) {
+    for (Decoder decoder : kDecoders) {
+      benchmark::RegisterBenchmark(
+          absl::StrCat(CellName(cell), "/", DecoderName(decoder)).c_str(),
+          BM_Decode, cell, decoder)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  MedianCollector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  PrintTable(collector);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,37 @@
+// The input in one block, for libraries that take a message whole.
+
+#ifndef POOLED_GZIP_SRC_CODEC_CONTIGUOUS_INPUT_H_
+#define POOLED_GZIP_SRC_CODEC_CONTIGUOUS_INPUT_H_
+
+#include <cstddef>
+#include <memory>
+
+#include "codec/backend.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+// A heap buffer kept from message to message, so that the common sizes
+// allocate nothing; Trim() frees it once it has grown past kKeepBytes, so
+// that one huge message does not pin its size in every pooled context.
+class ReusableBuffer {
+ public:
+  static constexpr size_t kKeepBytes = (size_t{2} << 20) + (64 << 10);
+  // At least `size` bytes (one or more), or null if out of memory.
+  char* Get(size_t size);
+  void Trim();
+  size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t capacity_ = 0;
+};
+
+// The input as one contiguous block: the only non-empty piece itself, or a
+// copy in `buffer`. Null only if the copy cannot be allocated.
+const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_CODEC_CONTIGUOUS_INPUT_H_
