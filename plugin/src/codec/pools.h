@@ -54,8 +54,10 @@ struct ContextsInUse {
   Backend zlib_decoder;
 };
 
-// Frees the parked contexts no message will ask for under `in_use`:
-// writers of other settings, readers of another decoder.
+// Takes the idle contexts no message will ask for under `in_use` (writers
+// of other settings, readers of another decoder) out of the idle budget, so
+// that contexts of the settings in use are pooled again: parked ones are
+// freed now, living threads' own when their thread next uses the pool.
 void EvictStaleContexts(const ContextsInUse& in_use);
 
 }  // namespace internal
