@@ -605,6 +605,210 @@ TEST(ContextPoolTest, EvictReserveIfFreesOnlyMatchingParkedContexts) {
   EXPECT_EQ(stats.in_reserve, 1u);
 }
 
+// Settings changed while threads that pooled contexts of the old settings
+// live on, parked: those contexts must not keep the byte cap from the new
+// key.
+TEST(ContextPoolTest, EvictIdleIfTakesLivingThreadsClaimsAtOnce) {
+  constexpr int kThreads = 12;
+  constexpr int kOldKey = 6;
+  constexpr int kNewKey = 7;
+  const int live_before = live_fake_contexts.load();
+  // Exactly the parked threads' contexts fit.
+  auto budget =
+      std::make_shared<IdleBudget>(Limits(2, kThreads * kContextBytes));
+  FakePool pool(budget);
+  Counter pooled;
+  Gate exit;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      { FakePool::Handle handle = pool.Acquire(kOldKey); }
+      pooled.Arrive();
+      exit.Wait();
+    });
+  }
+  pooled.WaitFor(kThreads);
+  PoolCounters stats = pool.Stats();
+  ASSERT_EQ(stats.pooled, uint64_t{kThreads});
+  ASSERT_EQ(stats.pooled_bytes, kThreads * kContextBytes);
+
+  EXPECT_EQ(pool.EvictIdleIf([](int key) { return key != kNewKey; }),
+            size_t{kThreads});
+  EXPECT_EQ(budget->pooled_bytes(), 0u);
+  // Their threads have not run since, so the contexts are still idle in
+  // their lists.
+  stats = pool.Stats();
+  EXPECT_EQ(stats.pooled, uint64_t{kThreads});
+  EXPECT_EQ(stats.pooled_bytes, kThreads * kContextBytes);
+  EXPECT_EQ(stats.live, uint64_t{kThreads});
+  EXPECT_EQ(stats.destroyed, 0u);
+
+  constexpr int kCheckouts = 1000;
+  for (int i = 0; i < kCheckouts; ++i) {
+    FakePool::Handle handle = pool.Acquire(kNewKey);
+    ASSERT_NE(handle, nullptr);
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.created, uint64_t{kThreads} + 1);
+  EXPECT_EQ(stats.reused, uint64_t{kCheckouts} - 1);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  EXPECT_EQ(stats.pooled, uint64_t{kThreads} + 1);
+  EXPECT_EQ(budget->pooled_bytes(), kContextBytes);
+
+  // Exiting, the threads free their stale contexts rather than park them.
+  exit.Open();
+  for (std::thread& thread : threads) thread.join();
+  stats = pool.Stats();
+  EXPECT_EQ(stats.in_reserve, 0u);
+  EXPECT_EQ(stats.evicted, uint64_t{kThreads});
+  EXPECT_EQ(stats.destroyed, uint64_t{kThreads});
+  EXPECT_EQ(stats.live, 1u);
+  EXPECT_EQ(stats.pooled, 1u);
+  EXPECT_EQ(stats.pooled_bytes, kContextBytes);
+  EXPECT_EQ(budget->pooled_bytes(), kContextBytes);
+  ExpectConsistent(stats);
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 1);
+}
+
+// A thread frees its revoked contexts the next time it uses the pool, for
+// any key, and pools the revoked key again afterwards.
+TEST(ContextPoolTest, RevokedContextsAreFreedOnTheirThreadsNextUse) {
+  const int live_before = live_fake_contexts.load();
+  auto budget = std::make_shared<IdleBudget>();
+  FakePool pool(budget);
+  Counter steps;
+  Gate use_again;
+  Gate exit;
+  std::thread worker([&] {
+    {
+      FakePool::Handle a = pool.Acquire(1);
+      FakePool::Handle b = pool.Acquire(2);
+    }
+    steps.Arrive();
+    use_again.Wait();
+    { FakePool::Handle c = pool.Acquire(3); }
+    { FakePool::Handle a = pool.Acquire(1); }
+    steps.Arrive();
+    exit.Wait();
+  });
+  steps.WaitFor(1);
+  EXPECT_EQ(pool.EvictIdleIf([](int key) { return key == 1; }), 1u);
+  EXPECT_EQ(budget->pooled_bytes(), kContextBytes);
+  PoolCounters stats = pool.Stats();
+  EXPECT_EQ(stats.pooled, 2u);
+  EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
+  EXPECT_EQ(stats.evicted, 0u);
+
+  use_again.Open();
+  steps.WaitFor(2);
+  stats = pool.Stats();
+  EXPECT_EQ(stats.evicted, 1u);
+  EXPECT_EQ(stats.destroyed, 1u);
+  EXPECT_EQ(stats.created, 4u);  // keys 1 and 2, then 3 and 1 again
+  EXPECT_EQ(stats.reused, 0u);
+  EXPECT_EQ(stats.pooled, 3u);
+  EXPECT_EQ(stats.pooled_bytes, 3 * kContextBytes);
+  EXPECT_EQ(budget->pooled_bytes(), 3 * kContextBytes);
+  EXPECT_EQ(stats.live, 3u);
+  ExpectConsistent(stats);
+
+  exit.Open();
+  worker.join();
+  stats = pool.Stats();
+  EXPECT_EQ(stats.in_reserve, 3u);
+  EXPECT_EQ(stats.pooled, 3u);
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
+}
+
+// A context of an evicted key checked out before the eviction would claim
+// the cap again on its return.
+TEST(ContextPoolTest, CheckoutOfAnEvictedKeyIsFreedOnReturn) {
+  const int live_before = live_fake_contexts.load();
+  {
+    auto budget = std::make_shared<IdleBudget>();
+    FakePool pool(budget);
+    FakePool::Handle old_key = pool.Acquire(1);
+    FakePool::Handle kept_key = pool.Acquire(2);
+    EXPECT_EQ(pool.EvictIdleIf([](int key) { return key == 1; }), 0u);
+    old_key.reset();
+    kept_key.reset();
+    PoolCounters stats = pool.Stats();
+    EXPECT_EQ(stats.evicted, 1u);
+    EXPECT_EQ(stats.rejected_by_caps, 0u);
+    EXPECT_EQ(stats.pooled, 1u);
+    EXPECT_EQ(stats.live, 1u);
+
+    // Checked out after the eviction, the key is pooled again.
+    { FakePool::Handle handle = pool.Acquire(1); }
+    stats = pool.Stats();
+    EXPECT_EQ(stats.created, 3u);
+    EXPECT_EQ(stats.pooled, 2u);
+    EXPECT_EQ(stats.evicted, 1u);
+    ExpectConsistent(stats);
+
+    // Stale and still in this thread's list when the pool goes.
+    EXPECT_EQ(pool.EvictIdleIf([](int) { return true; }), 2u);
+    EXPECT_EQ(budget->pooled_bytes(), 0u);
+    EXPECT_EQ(pool.Stats().pooled, 2u);
+    EXPECT_EQ(live_fake_contexts.load(), live_before + 2);
+  }
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
+// Evictions racing with checkouts and returns on other threads: every
+// context is accounted for once, and the budget agrees with the pool.
+TEST(ContextPoolTest, EvictIdleIfRacingWithTrafficKeepsTheBooks) {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20000;
+  constexpr int kKeys = 3;
+  const int live_before = live_fake_contexts.load();
+  auto budget = std::make_shared<IdleBudget>(Limits(2, 8 * kContextBytes));
+  {
+    FakePool pool(budget);
+    std::atomic<int> running{kThreads};
+    Counter done;
+    Gate exit;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int round = 0; round < kRounds; ++round) {
+          FakePool::Handle a = pool.Acquire((t + round) % kKeys);
+          FakePool::Handle b = pool.Acquire(round % kKeys);
+        }
+        running.fetch_sub(1);
+        done.Arrive();
+        exit.Wait();
+      });
+    }
+    size_t evictions = 0;
+    while (running.load() > 0) {
+      const int stale = static_cast<int>(evictions++ % kKeys);
+      pool.EvictIdleIf([stale](int key) { return key == stale; });
+    }
+    done.WaitFor(kThreads);
+    PoolCounters stats = pool.Stats();
+    EXPECT_GT(evictions, 0u);
+    EXPECT_EQ(stats.pooled_bytes, stats.pooled * kContextBytes);
+    // Less while stale contexts wait for their thread to free them.
+    EXPECT_LE(budget->pooled_bytes(), stats.pooled_bytes);
+    EXPECT_LE(budget->pooled_bytes(), 8 * kContextBytes);
+    EXPECT_EQ(stats.created + stats.reused, uint64_t{2} * kThreads * kRounds);
+    EXPECT_EQ(stats.live, stats.pooled);
+    ExpectConsistent(stats);
+
+    exit.Open();
+    for (std::thread& thread : threads) thread.join();
+    stats = pool.Stats();
+    EXPECT_EQ(stats.live, stats.in_reserve);
+    EXPECT_EQ(stats.pooled, stats.in_reserve);
+    EXPECT_EQ(stats.pooled_bytes, stats.pooled * kContextBytes);
+    EXPECT_EQ(budget->pooled_bytes(), stats.pooled_bytes);
+    EXPECT_EQ(stats.destroyed, stats.rejected_by_caps + stats.evicted);
+  }
+  EXPECT_EQ(budget->pooled_bytes(), 0u);
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
 TEST(ContextPoolTest, ThreadChurnReusesContexts) {
   FakePool pool;
   for (int i = 0; i < 50; ++i) {

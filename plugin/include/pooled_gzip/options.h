@@ -92,7 +92,9 @@ struct Options {
   // so 2 leaves room for a nested use.
   size_t max_idle_contexts_per_thread = 2;
   // Heap that idle contexts may hold across all threads. A context returned
-  // past it is freed, after parked contexts of other settings are.
+  // past it is freed, after parked contexts of other settings are. Idle
+  // contexts of the backend, level or decoder a Configure call replaces stop
+  // counting against it at that call, in living threads too.
   size_t max_pooled_bytes = size_t{64} << 20;
 };
 

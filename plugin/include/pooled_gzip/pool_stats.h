@@ -30,7 +30,10 @@ struct PoolCounters {
   uint64_t in_reserve = 0;        // idle, left by threads that exited
   uint64_t pooled_bytes = 0;      // heap held by the idle contexts
   // Idle contexts left by threads that exited, freed to make room under the
-  // byte cap for contexts of another kind, or on request.
+  // byte cap for contexts of another kind; and idle contexts of settings a
+  // Configure call replaced, freed then if left by threads that exited, or
+  // by their living thread when it next compresses or decompresses (or
+  // exits).
   uint64_t evicted = 0;
 
   uint64_t hits() const { return reused; }
@@ -40,7 +43,10 @@ struct PoolCounters {
 // The members inherited from PoolCounters are the totals of both pools;
 // pooled_bytes is the pools' shared budget's own count, exact at any
 // moment: above Options::max_pooled_bytes only after that cap was lowered
-// below what was idle already (idle contexts are not trimmed).
+// below what was idle already (idle contexts are not trimmed). It leaves out
+// idle contexts of settings a Configure call replaced, which no longer count
+// against the cap but stay in writers.pooled_bytes and readers.pooled_bytes
+// until their thread frees them (see `evicted`).
 struct PoolStats : PoolCounters {
   PoolCounters writers;  // compressing contexts
   PoolCounters readers;  // decompressing contexts

@@ -23,10 +23,10 @@ ReaderPool& Readers() {
 void SetIdleLimits(const PoolLimits& limits) { Budget()->SetLimits(limits); }
 
 void EvictStaleContexts(const ContextsInUse& in_use) {
-  Writers().EvictReserveIf([&](const DeflaterKey& key) {
+  Writers().EvictIdleIf([&](const DeflaterKey& key) {
     return key.backend != in_use.backend || key.level != in_use.level;
   });
-  Readers().EvictReserveIf([&](const InflaterKey& key) {
+  Readers().EvictIdleIf([&](const InflaterKey& key) {
     return key.backend != (key.format == Format::kGzip ? in_use.gzip_decoder
                                                        : in_use.zlib_decoder) ||
            key.strictness != in_use.strictness;

@@ -55,8 +55,11 @@ struct ContextsInUse {
   Strictness strictness;
 };
 
-// Frees the parked contexts no message will ask for under `in_use`:
-// writers of other settings, readers of another decoder or strictness.
+// Takes the idle contexts no message will ask for under `in_use` (writers
+// of other settings, readers of another decoder or strictness) out of the
+// idle budget, so that contexts of the settings in use are pooled again:
+// parked ones are freed now, living threads' own when their thread next
+// uses the pool.
 void EvictStaleContexts(const ContextsInUse& in_use);
 
 }  // namespace internal

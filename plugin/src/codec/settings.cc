@@ -145,8 +145,9 @@ absl::Status ApplyOptions(const Options& options) {
   const Options before = state.options;
   state.options = options;
   Publish(state);
-  // Contexts parked for settings no message asks for any more would hold
-  // the idle budget until the process ends.
+  // Idle contexts of settings no message asks for any more, in the reserve
+  // or in living threads' lists, would hold the idle budget until their
+  // thread or the process ends.
   const absl::StatusOr<int> old_level =
       ResolveLevel(before.backend, before.level);
   if (before.backend != options.backend || before.decoder != options.decoder ||

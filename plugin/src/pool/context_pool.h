@@ -27,7 +27,10 @@
 // byte cap turns a returned context away, the pool's reserve gives up its
 // contexts of other keys, oldest parked first, so that contexts of keys no
 // longer in use cannot hold the cap for ever (EvictReserveIf frees them on
-// request).
+// request). Living threads' contexts of such keys are reached by
+// EvictIdleIf: it takes their claim on the byte cap at once, from any thread,
+// and their thread frees them the next time it uses the pool (or exits), so
+// a thread that stays parked cannot keep the cap from the keys in use.
 //
 // A checkout is a std::unique_ptr whose deleter returns the context, so a
 // context goes back exactly once by construction. Code that saw the context
@@ -46,6 +49,7 @@
 #include <utility>
 #include <vector>
 
+#include "pool/revocable_claim.h"
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip {
@@ -123,12 +127,16 @@ class ThreadLocalPool {
   class Returner {
    public:
     Returner() = default;
-    Returner(ThreadLocalPool* pool, Key key) : pool_(pool), key_(key) {}
-    void operator()(Context* context) const { pool_->Release(key_, context); }
+    Returner(ThreadLocalPool* pool, Key key, uint64_t generation)
+        : pool_(pool), key_(key), generation_(generation) {}
+    void operator()(Context* context) const {
+      pool_->Release(key_, generation_, context);
+    }
 
    private:
     ThreadLocalPool* pool_ = nullptr;
     Key key_{};
+    uint64_t generation_ = 0;  // the pool's when the context was checked out
   };
 
   // A checked-out context; destroying the handle returns it to this thread's
@@ -153,25 +161,25 @@ class ThreadLocalPool {
   // Returns an idle context for `key` from this thread or the reserve, or a
   // new one. A null handle means the policy could not create a context.
   Handle Acquire(const Key& key) {
-    LocalCache* cache = LocalCache::Get();
+    const uint64_t generation =
+        shared_->generation.load(std::memory_order_acquire);
+    const Returner returner(this, key, generation);
     Context* context = nullptr;
-    if (cache != nullptr) {
-      std::vector<Context*>& idle = cache->IdleList(shared_, key);
-      if (!idle.empty()) {
-        context = idle.back();
-        idle.pop_back();
-      }
+    if (LocalCache* cache = LocalCache::Get()) {
+      context = shared_->Pop(cache->SlotFor(shared_, key, generation));
     }
-    if (context == nullptr) context = shared_->Adopt(key);
+    if (context == nullptr) {
+      context = shared_->Adopt(key);
+      if (context != nullptr) shared_->Unpool(Policy::Bytes(*context));
+    }
     if (context != nullptr) {
-      shared_->Unpool(Policy::Bytes(*context));
       shared_->reused.fetch_add(1, std::memory_order_relaxed);
     } else {
       context = Policy::Create(key);
-      if (context == nullptr) return Handle(nullptr, Returner(this, key));
+      if (context == nullptr) return Handle(nullptr, returner);
       shared_->created.fetch_add(1, std::memory_order_relaxed);
     }
-    return Handle(context, Returner(this, key));
+    return Handle(context, returner);
   }
 
   // Destroys a context that saw an error, so that it is never reused.
@@ -201,6 +209,21 @@ class ThreadLocalPool {
     return shared_->EvictIf(pred);
   }
 
+  // As EvictReserveIf, and living threads' idle contexts of those keys give
+  // their bytes back to the budget now; their thread frees them (counted
+  // evicted, and pooled until then) the next time it uses this pool, or
+  // when it exits. Contexts of those keys checked out before this call are
+  // freed, not pooled, when they come back. Returns how many idle contexts gave
+  // up their bytes. `pred` gets a const Key& under the pool's locks: it must
+  // not use the pool.
+  template <typename Pred>
+  size_t EvictIdleIf(Pred pred) {
+    // Threads' lists first: a thread exiting meanwhile would park them in
+    // the reserve.
+    const size_t revoked = shared_->RevokeIf(pred);
+    return revoked + shared_->EvictIf(pred);
+  }
+
   PoolCounters Stats() const {
     PoolCounters stats;
     // `destroyed` first: every context is counted created before it can be
@@ -223,11 +246,125 @@ class ThreadLocalPool {
   }
 
  private:
+  struct Shared;
+
+  // One thread's idle contexts of one key in one pool. Registered with the
+  // pool while it exists, so that EvictIdleIf can take its claim on the
+  // budget from any thread; only its thread touches `idle`.
+  struct Slot {
+    Slot(std::shared_ptr<Shared> owner, const Key& slot_key)
+        : shared(std::move(owner)), key(slot_key) {}
+
+    const std::shared_ptr<Shared> shared;
+    const Key key;
+    std::vector<Context*> idle;
+    // What `idle` holds against the budget, unless revoked: then nothing,
+    // and every context in `idle` is the thread's to free.
+    RevocableClaim claim;
+    // The pool's generation just before the last EvictIdleIf that matched
+    // `key`: contexts checked out in it or earlier are of settings no longer
+    // in use.
+    std::atomic<uint64_t> stale_in{0};
+    uint64_t swept = 0;  // the generation its thread last tidied its slots in
+  };
+
   // Outlives the pool object while any thread still holds idle contexts for
   // it, so that thread exit can always account for what it destroys.
   struct Shared {
     explicit Shared(std::shared_ptr<IdleBudget> idle_budget)
         : budget(std::move(idle_budget)) {}
+
+    // A context checked out in `generation` whose key EvictIdleIf matched
+    // since. May be seen late, but never after a failed Add or a Restore:
+    // both read the Revoke that followed the store.
+    static bool Stale(const Slot& slot, uint64_t generation) {
+      return slot.stale_in.load(std::memory_order_relaxed) >= generation;
+    }
+
+    // An idle context of this thread's `slot`, taken out of the books, or
+    // null.
+    Context* Pop(Slot& slot) {
+      if (slot.idle.empty()) return nullptr;
+      Context* context = slot.idle.back();
+      const size_t bytes = Policy::Bytes(*context);
+      if (!slot.claim.Remove(bytes)) {  // revoked: none of them is ours
+        Tidy(slot);
+        return nullptr;
+      }
+      slot.idle.pop_back();
+      Unpool(bytes);
+      return context;
+    }
+
+    // Frees this thread's contexts in `slot` if their claim was revoked.
+    void Tidy(Slot& slot) {
+      if (!slot.claim.revoked()) return;
+      FreeRevoked(slot);
+      slot.claim.Restore();
+    }
+
+    // The revoker gave their bytes back to the budget; they stayed idle,
+    // and counted so, until now.
+    void FreeRevoked(Slot& slot) {
+      for (Context* context : slot.idle) {
+        pooled_bytes.fetch_sub(Policy::Bytes(*context),
+                               std::memory_order_relaxed);
+        pooled.fetch_sub(1, std::memory_order_relaxed);
+        Evict(context);
+      }
+      slot.idle.clear();
+    }
+
+    void Register(Slot* slot) {
+      std::lock_guard<std::mutex> lock(slots_mutex);
+      slots.push_back(slot);
+    }
+
+    // The slot's thread is exiting (`park`) or the pool is going: its idle
+    // contexts go to the reserve, or are freed.
+    void Retire(Slot& slot, bool park) {
+      {
+        std::lock_guard<std::mutex> lock(slots_mutex);
+        slots.erase(std::find(slots.begin(), slots.end(), &slot));
+      }
+      // No revoker can reach the slot now, so its claim stays as read.
+      if (slot.claim.revoked()) {
+        FreeRevoked(slot);
+      } else {
+        for (Context* context : slot.idle) {
+          if (park) {
+            Park(slot.key, context);
+          } else {
+            DestroyIdle(context);
+          }
+        }
+      }
+      slot.idle.clear();
+    }
+
+    // Gives the budget back the bytes of living threads' idle contexts of
+    // keys satisfying `pred` and returns how many contexts they are. Their
+    // threads free them, and only then stop counting them as pooled: until
+    // then they hold their heap.
+    template <typename Pred>
+    size_t RevokeIf(Pred& pred) {
+      size_t revoked = 0;
+      std::lock_guard<std::mutex> lock(slots_mutex);
+      // Checkouts of the matching keys from before the bump are stale;
+      // later ones asked for the key knowing the change (raw mode may name
+      // a level other than the configured one), so they pool as usual.
+      const uint64_t stale = generation.fetch_add(1, std::memory_order_acq_rel);
+      for (Slot* slot : slots) {
+        if (!pred(static_cast<const Key&>(slot->key))) continue;
+        // Before Revoke, whose write the owner reads before it could pool
+        // a stale checkout.
+        slot->stale_in.store(stale, std::memory_order_relaxed);
+        const RevocableClaim::Held held = slot->claim.Revoke();
+        budget->Release(held.bytes);
+        revoked += held.contexts;
+      }
+      return revoked;
+    }
 
     void Destroy(Context* context) {
       Policy::Destroy(context);
@@ -248,7 +385,7 @@ class ThreadLocalPool {
       Destroy(context);
     }
 
-    // For a reserve context already unpooled.
+    // For an idle context already out of the books, or a stale checkout.
     void Evict(Context* context) {
       evicted.fetch_add(1, std::memory_order_relaxed);
       Destroy(context);
@@ -402,6 +539,9 @@ class ThreadLocalPool {
     }
 
     const std::shared_ptr<IdleBudget> budget;
+    // Advanced by each EvictIdleIf. From 1, so that no checkout is older
+    // than a slot's initial stale_in.
+    std::atomic<uint64_t> generation{1};
     std::atomic<uint64_t> created{0};
     std::atomic<uint64_t> reused{0};
     std::atomic<uint64_t> destroyed{0};
@@ -416,6 +556,9 @@ class ThreadLocalPool {
     uint64_t next_sequence = 0;   // guarded
     bool reserve_closed = false;  // guarded
     std::atomic<uint64_t> reserve_size{0};
+
+    std::mutex slots_mutex;
+    std::vector<Slot*> slots;  // guarded; living threads' slots of this pool
   };
 
   // This thread's idle contexts, for every pool of this Policy type.
@@ -432,30 +575,45 @@ class ThreadLocalPool {
 
     ~LocalCache() {
       Gone() = true;
-      for (Slot& slot : slots_) {
-        for (Context* context : slot.idle) slot.shared->Park(slot.key, context);
+      for (const std::unique_ptr<Slot>& slot : slots_) {
+        slot->shared->Retire(*slot, /*park=*/true);
       }
     }
 
-    std::vector<Context*>& IdleList(const std::shared_ptr<Shared>& shared,
-                                    const Key& key) {
-      for (Slot& slot : slots_) {
-        if (slot.shared.get() == shared.get() && slot.key == key) {
-          return slot.idle;
+    // This thread's slot for `key` in the pool of `shared`. Once per
+    // EvictIdleIf, frees the contexts it left in this thread's slots of that
+    // pool, whatever their key: the thread may never ask for those keys
+    // again.
+    Slot& SlotFor(const std::shared_ptr<Shared>& shared, const Key& key,
+                  uint64_t generation) {
+      Slot* found = nullptr;
+      for (const std::unique_ptr<Slot>& slot : slots_) {
+        if (slot->shared.get() == shared.get() && slot->key == key) {
+          found = slot.get();
+          break;
         }
       }
-      slots_.push_back(Slot{shared, key, {}});
-      return slots_.back().idle;
+      if (found == nullptr) {
+        slots_.push_back(std::make_unique<Slot>(shared, key));
+        found = slots_.back().get();
+        shared->Register(found);
+      }
+      if (found->swept != generation) {
+        for (const std::unique_ptr<Slot>& slot : slots_) {
+          if (slot->shared.get() != shared.get()) continue;
+          shared->Tidy(*slot);
+          slot->swept = generation;
+        }
+      }
+      return *found;
     }
 
     void DropPool(Shared* shared) {
-      auto owned_by_pool = [shared](const Slot& slot) {
-        return slot.shared.get() == shared;
+      auto owned_by_pool = [shared](const std::unique_ptr<Slot>& slot) {
+        return slot->shared.get() == shared;
       };
-      for (Slot& slot : slots_) {
-        if (!owned_by_pool(slot)) continue;
-        for (Context* context : slot.idle) shared->DestroyIdle(context);
-        slot.idle.clear();
+      for (const std::unique_ptr<Slot>& slot : slots_) {
+        if (owned_by_pool(slot)) shared->Retire(*slot, /*park=*/false);
       }
       slots_.erase(std::remove_if(slots_.begin(), slots_.end(), owned_by_pool),
                    slots_.end());
@@ -468,15 +626,11 @@ class ThreadLocalPool {
       return gone;
     }
 
-    struct Slot {
-      std::shared_ptr<Shared> shared;
-      Key key;
-      std::vector<Context*> idle;
-    };
-    std::vector<Slot> slots_;
+    // Each at a fixed address, which its pool keeps while it exists.
+    std::vector<std::unique_ptr<Slot>> slots_;
   };
 
-  void Release(const Key& key, Context* context) {
+  void Release(const Key& key, uint64_t generation, Context* context) {
     if (!Policy::Reset(context)) {
       shared_->discarded.fetch_add(1, std::memory_order_relaxed);
       shared_->Destroy(context);
@@ -487,13 +641,22 @@ class ThreadLocalPool {
       shared_->Destroy(context);
       return;
     }
-    std::vector<Context*>& idle = cache->IdleList(shared_, key);
+    Slot& slot = cache->SlotFor(
+        shared_, key, shared_->generation.load(std::memory_order_acquire));
+    shared_->Tidy(slot);
+    if (Shared::Stale(slot, generation)) {
+      shared_->Evict(context);
+      return;
+    }
     const size_t bytes = Policy::Bytes(*context);
+    const size_t max_idle =
+        std::min<size_t>(shared_->budget->max_idle_per_thread_per_key(),
+                         RevocableClaim::kMaxContexts);
     // With the byte cap full, exited threads' contexts of other keys give
     // way: otherwise contexts of a key nobody asks for any more (after a
     // level change, say) would keep the cap full, and every context of the
     // keys in use would be destroyed on return.
-    if (idle.size() >= shared_->budget->max_idle_per_thread_per_key() ||
+    if (slot.idle.size() >= max_idle ||
         !(shared_->budget->Claim(bytes) || shared_->EvictForRoom(key, bytes))) {
       shared_->rejected.fetch_add(1, std::memory_order_relaxed);
       shared_->Destroy(context);
@@ -501,7 +664,15 @@ class ThreadLocalPool {
     }
     shared_->pooled_bytes.fetch_add(bytes, std::memory_order_relaxed);
     shared_->pooled.fetch_add(1, std::memory_order_relaxed);
-    idle.push_back(context);
+    while (!slot.claim.Add(bytes)) {  // revoked since Tidy
+      shared_->Tidy(slot);
+      if (Shared::Stale(slot, generation)) {
+        shared_->Unpool(bytes);
+        shared_->Evict(context);
+        return;
+      }
+    }
+    slot.idle.push_back(context);
   }
 
   std::shared_ptr<Shared> shared_;

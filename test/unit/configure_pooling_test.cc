@@ -1,0 +1,164 @@
+// After a Configure call that changes the backend, level or decoder, the
+// idle contexts of the old settings give their share of max_pooled_bytes
+// back, even in threads that stay alive without sending another message, so
+// that contexts of the new settings are pooled again.
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/codec.h"
+#include "codec/settings.h"
+#include "pooled_gzip/options.h"
+#include "pooled_gzip/pool_stats.h"
+
+namespace pooled_gzip::internal {
+namespace {
+
+constexpr int kParkedThreads = 12;
+constexpr int kMessages = 1000;
+constexpr int kMinReused = 900;
+constexpr size_t kMaxPooledBytes = size_t{8} << 20;
+
+// Threads that each run `work` once, then wait, alive and holding their idle
+// contexts, until the object is destroyed.
+class ParkedThreads {
+ public:
+  ParkedThreads(int count, const std::function<void()>& work) {
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([this, work] {
+        work();
+        std::unique_lock<std::mutex> lock(mu_);
+        ++parked_;
+        cv_.notify_all();
+        cv_.wait(lock, [this] { return released_; });
+      });
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this, count] { return parked_ == count; });
+  }
+
+  ~ParkedThreads() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      released_ = true;
+      cv_.notify_all();
+    }
+    for (std::thread& thread : threads_) thread.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int parked_ = 0;
+  bool released_ = false;
+  std::vector<std::thread> threads_;
+};
+
+std::string Message() {
+  std::string message;
+  for (int i = 0; message.size() < 4096; ++i) {
+    message += "field " + std::to_string(i % 97) + " of a pooled message; ";
+  }
+  return message;
+}
+
+std::string Compressed(const std::string& message) {
+  std::string out;
+  EXPECT_TRUE(
+      CompressToString(message, ConfiguredOptions(Format::kGzip), &out).ok());
+  return out;
+}
+
+std::string Inflated(const std::string& compressed) {
+  std::string out;
+  EXPECT_TRUE(DecompressToString(compressed, Format::kGzip, size_t{1} << 20,
+                                 &out, ConfiguredDecoder(Format::kGzip))
+                  .ok());
+  return out;
+}
+
+TEST(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
+  Options options = GetOptions();
+  options.backend = Backend::kLibdeflate;
+  options.level = 6;
+  options.max_pooled_bytes = kMaxPooledBytes;
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+
+  // Each thread leaves one idle level-6 writer in its own list.
+  ParkedThreads parked(kParkedThreads, [&] { Compressed(message); });
+  const PoolStats warm = GetPoolStats();
+  ASSERT_EQ(warm.writers.pooled, uint64_t{kParkedThreads});
+  ASSERT_EQ(warm.writers.in_reserve, 0u);
+  // The cap has no room for a thirteenth writer.
+  ASSERT_GT(warm.pooled_bytes + warm.pooled_bytes / kParkedThreads,
+            kMaxPooledBytes);
+
+  options.level = 7;
+  ASSERT_TRUE(Configure(options).ok());
+  const PoolStats configured = GetPoolStats();
+  // Still idle in their threads' lists, but no longer held against the cap.
+  EXPECT_EQ(configured.writers.pooled, uint64_t{kParkedThreads});
+  EXPECT_EQ(configured.pooled_bytes, 0u);
+
+  for (int i = 0; i < kMessages; ++i) {
+    ASSERT_EQ(Inflated(Compressed(message)), message);
+  }
+  const PoolStats after = GetPoolStats();
+  const uint64_t created = after.writers.created - configured.writers.created;
+  const uint64_t reused = after.writers.reused - configured.writers.reused;
+  EXPECT_EQ(created + reused, uint64_t{kMessages});
+  EXPECT_GE(reused, uint64_t{kMinReused}) << "created " << created;
+  std::printf("after the level change: %llu writers created, %llu reused\n",
+              static_cast<unsigned long long>(created),
+              static_cast<unsigned long long>(reused));
+  EXPECT_LE(after.pooled_bytes, kMaxPooledBytes);
+  EXPECT_EQ(after.writers.rejected_by_caps, 0u);
+}
+
+TEST(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {
+  Options options = GetOptions();
+  options.decoder = Backend::kLibdeflate;
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+  const std::string compressed = Compressed(message);
+
+  // Each thread leaves one idle libdeflate reader in its own list.
+  ParkedThreads parked(kParkedThreads, [&] { Inflated(compressed); });
+  const PoolStats warm = GetPoolStats();
+  ASSERT_EQ(warm.readers.pooled, uint64_t{kParkedThreads});
+
+  // A cap they fill exactly, set by the call that changes the decoder.
+  options.decoder = Backend::kZlib;
+  options.max_pooled_bytes = warm.pooled_bytes;
+  ASSERT_TRUE(Configure(options).ok());
+  const PoolStats configured = GetPoolStats();
+  EXPECT_EQ(configured.readers.pooled, uint64_t{kParkedThreads});
+  EXPECT_EQ(configured.pooled_bytes,
+            warm.pooled_bytes - warm.readers.pooled_bytes);
+
+  for (int i = 0; i < kMessages; ++i) {
+    ASSERT_EQ(Inflated(compressed), message);
+  }
+  const PoolStats after = GetPoolStats();
+  const uint64_t created = after.readers.created - configured.readers.created;
+  const uint64_t reused = after.readers.reused - configured.readers.reused;
+  EXPECT_EQ(created + reused, uint64_t{kMessages});
+  EXPECT_GE(reused, uint64_t{kMinReused}) << "created " << created;
+  std::printf("after the decoder change: %llu readers created, %llu reused\n",
+              static_cast<unsigned long long>(created),
+              static_cast<unsigned long long>(reused));
+  EXPECT_LE(after.pooled_bytes, warm.pooled_bytes);
+}
+
+}  // namespace
+}  // namespace pooled_gzip::internal
