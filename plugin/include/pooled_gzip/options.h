@@ -95,8 +95,12 @@ POOLED_GZIP_EXPORT std::optional<Backend> ParseBackend(absl::string_view name);
 // once to every message from now on, on every path (core codec, fallback
 // interceptor, raw mode). Safe at any time, from any thread, also before
 // channels and servers exist; a message sees one call's options whole.
-// INVALID_ARGUMENT, changing nothing, for a level the backend lacks. To
-// change one field, start from GetOptions():
+// INVALID_ARGUMENT, changing nothing, for a backend or decoder that is none
+// of Backend's values (a cast from another number), or a level the backend
+// lacks. Every other field takes any value of its type: 0 idle contexts or
+// pooled bytes pool nothing, a max_decompressed_bytes of 0 lets only empty
+// messages through, a min_compress_bytes of SIZE_MAX sends every message on
+// the core codec plain. To change one field, start from GetOptions():
 //
 //   pooled_gzip::Options options = pooled_gzip::GetOptions();
 //   options.level = 4;
