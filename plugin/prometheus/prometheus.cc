@@ -118,11 +118,12 @@ void CollectTraffic(std::vector<MetricFamily>& families) {
   MetricFamily declined =
       Family("pooled_gzip_compress_declined_total",
              "Messages sent uncompressed because compressing did not make them "
-             "smaller.",
+             "smaller, or no compressor could be created.",
              MetricType::Counter);
   MetricFamily failures =
       Family("pooled_gzip_decode_failures_total",
-             "Received messages that did not decompress: corrupt or truncated.",
+             "Received messages that did not decompress: corrupt or truncated, "
+             "or no decoder could be created.",
              MetricType::Counter);
   MetricFamily refusals =
       Family("pooled_gzip_size_limit_refusals_total",

@@ -39,6 +39,12 @@ absl::Status NotWorthCompressing() {
   return absl::FailedPreconditionError("not worth compressing");
 }
 
+// Not RESOURCE_EXHAUSTED: callers read that as the output limit met.
+absl::Status CannotCreate(Backend backend, absl::string_view context) {
+  return absl::InternalError(
+      absl::StrCat("cannot create a ", BackendName(backend), " ", context));
+}
+
 }  // namespace
 
 CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
@@ -97,8 +103,10 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   WriterPool::Handle deflater =
       pool.Acquire({options.backend, options.format, *level});
   if (deflater == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot create a ", BackendName(options.backend), " compressor"));
+    absl::Status status = CannotCreate(options.backend, "compressor");
+    CountMessage(/*compressing=*/true, options.format, options.backend, status,
+                 size, 0, timer.ElapsedNanoseconds());
+    return status;
   }
   CountingSink counting(sink);
   absl::Status status =
@@ -118,12 +126,19 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         Backend backend) {
+  // As Compress's level check: a message of no backend has no traffic row.
+  if (!KnownBackend(backend)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no decoder ", static_cast<int>(backend)));
+  }
   const CodecTimer timer;
   ReaderPool& pool = Readers();
   ReaderPool::Handle inflater = pool.Acquire(InflaterKey{backend, format});
   if (inflater == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot create a ", BackendName(backend), " decompressor"));
+    absl::Status status = CannotCreate(backend, "decompressor");
+    CountMessage(/*compressing=*/false, format, backend, status,
+                 TotalSize(input), 0, timer.ElapsedNanoseconds());
+    return status;
   }
   CountingSink counting(sink);
   absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
