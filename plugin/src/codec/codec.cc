@@ -66,8 +66,21 @@ Backend ConfiguredDecoder(Format format) {
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
   chunk_start_ = out_->size();
-  out_->resize(chunk_start_ + std::max<size_t>(size_hint, 1));
+  const size_t size = chunk_start_ + std::max<size_t>(size_hint, 1);
+  if (size > out_->capacity()) Grow(size);
+  out_->resize(size);
   return absl::MakeSpan(&(*out_)[chunk_start_], out_->size() - chunk_start_);
+}
+
+void StringSink::Grow(size_t size) {
+  // Doubling keeps many small chunks linear, up to the cap. Into a new
+  // string: libstdc++'s reserve doubles too, unless the string is empty.
+  const size_t capacity =
+      std::max(size, std::min(2 * out_->capacity(), max_capacity_));
+  std::string grown;
+  grown.reserve(capacity);
+  grown.append(*out_);
+  out_->swap(grown);
 }
 
 void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
@@ -163,7 +176,7 @@ absl::Status DecompressToString(absl::string_view input, Format format,
                                 size_t max_output_bytes, std::string* out,
                                 Backend backend) {
   out->clear();
-  StringSink sink(out);
+  StringSink sink(out, max_output_bytes);
   absl::Status status = Decompress(absl::MakeConstSpan(&input, 1), format,
                                    max_output_bytes, &sink, backend);
   if (!status.ok()) out->clear();
