@@ -62,8 +62,7 @@ double ProcessCpuSeconds() {
 // writer, or the decoder of that format.
 std::string BackendInUse(const Options& options, bool compressing,
                          const std::string& algorithm) {
-  const Backend decoder = options.decoder.value_or(
-      algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder);
+  const Backend decoder = options.decoder.value_or(DefaultDecoder(algorithm));
   return std::string(BackendName(compressing ? options.backend : decoder));
 }
 

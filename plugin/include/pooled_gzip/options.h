@@ -41,6 +41,12 @@ inline constexpr int kDefaultLevel = -1;
 inline constexpr Backend kDefaultGzipDecoder = Backend::kLibdeflate;
 inline constexpr Backend kDefaultDeflateDecoder = Backend::kIsal;
 
+// Which of the two decodes `algorithm` ("gzip" or "deflate", as
+// TrafficStats names them) while Options::decoder is unset.
+inline Backend DefaultDecoder(absl::string_view algorithm) {
+  return algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
+}
+
 struct Options {
   // The fastest backend whose messages stay within 5% of zlib-6's size on
   // realistic payloads (README, "Choosing one").

@@ -123,7 +123,7 @@ void Publish(const State& state) {
 }  // namespace
 
 Backend DefaultDecoder(Format format) {
-  return format == Format::kGzip ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
+  return pooled_gzip::DefaultDecoder(FormatName(format));
 }
 
 CompressSettings CurrentCompressSettings() {
