@@ -62,8 +62,7 @@ double ProcessCpuSeconds() {
 // writer, or the decoder of that format.
 std::string BackendInUse(const Options& options, bool compressing,
                          const std::string& algorithm) {
-  const Backend decoder = options.decoder.value_or(
-      algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder);
+  const Backend decoder = options.decoder.value_or(DefaultDecoder(algorithm));
   return std::string(BackendName(compressing ? options.backend : decoder));
 }
 
@@ -118,11 +117,12 @@ void CollectTraffic(std::vector<MetricFamily>& families) {
   MetricFamily declined =
       Family("pooled_gzip_compress_declined_total",
              "Messages sent uncompressed because compressing did not make them "
-             "smaller.",
+             "smaller, or no compressor could be created.",
              MetricType::Counter);
   MetricFamily failures =
       Family("pooled_gzip_decode_failures_total",
-             "Received messages that did not decompress: corrupt or truncated.",
+             "Received messages that did not decompress: corrupt or truncated, "
+             "or no decoder could be created.",
              MetricType::Counter);
   MetricFamily refusals =
       Family("pooled_gzip_size_limit_refusals_total",

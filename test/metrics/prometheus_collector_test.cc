@@ -10,12 +10,15 @@
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_family.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 #include "pooled_gzip/prometheus.h"
 #include "pooled_gzip/raw_mode.h"
@@ -80,6 +83,37 @@ TEST(PrometheusCollector, CodecSecondsAreTheTrafficStatsNanoseconds) {
   // The four messages above each took time in a row of their own:
   // compress and decompress, gzip and deflate.
   EXPECT_GE(timed_rows, 4);
+}
+
+// The series reported before any traffic name the decoders the library
+// uses: Options::decoder, or while it is unset the library's own default.
+TEST(PrometheusCollector, DecodingSeriesNameTheDecodersInUse) {
+  const Options original = GetOptions();
+  for (const std::optional<Backend>& decoder :
+       {std::optional<Backend>(), std::optional<Backend>(Backend::kZlib)}) {
+    Options options = original;
+    options.decoder = decoder;
+    ASSERT_TRUE(Configure(options).ok());
+    std::map<std::string, std::vector<std::string>> backends;  // by algorithm
+    for (const prometheus::MetricFamily& family :
+         CreateMetricsCollectable()->Collect()) {
+      if (family.name != "pooled_gzip_messages_total") continue;
+      for (const prometheus::ClientMetric& metric : family.metric) {
+        const Labels labels = LabelsOf(metric);
+        if (labels.at("direction") != "decompress") continue;
+        backends[labels.at("algorithm")].push_back(labels.at("backend"));
+      }
+    }
+    for (const char* algorithm : {"gzip", "deflate"}) {
+      const std::string in_use(
+          BackendName(decoder.value_or(DefaultDecoder(algorithm))));
+      EXPECT_NE(std::find(backends[algorithm].begin(),
+                          backends[algorithm].end(), in_use),
+                backends[algorithm].end())
+          << algorithm << ": " << in_use;
+    }
+  }
+  ASSERT_TRUE(Configure(original).ok());
 }
 
 }  // namespace

@@ -259,6 +259,47 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   ASSERT_TRUE(Configure(original).ok());
 }
 
+// A Backend cast from a number none of its values has would fail every
+// message it reached, so Configure refuses it whichever field holds it.
+TEST(Configure, RefusesABackendOrDecoderThatIsNoBackend) {
+  const Options original = GetOptions();
+  const DecompressSettings original_decompress = CurrentDecompressSettings();
+  const Backend unknown = static_cast<Backend>(3);
+  Options bad_decoder = original;
+  bad_decoder.decoder = unknown;
+  Options bad_backend = original;
+  bad_backend.backend = unknown;
+  bad_backend.level = kDefaultLevel;
+  for (const Options& bad : {bad_decoder, bad_backend}) {
+    EXPECT_EQ(Configure(bad).code(), absl::StatusCode::kInvalidArgument);
+    const Options unchanged = GetOptions();
+    EXPECT_EQ(unchanged.backend, original.backend);
+    EXPECT_EQ(unchanged.decoder, original.decoder);
+    const DecompressSettings decompress = CurrentDecompressSettings();
+    EXPECT_EQ(decompress.gzip_decoder, original_decompress.gzip_decoder);
+    EXPECT_EQ(decompress.zlib_decoder, original_decompress.zlib_decoder);
+    EXPECT_EQ(CurrentCompressSettings().backend, original.backend);
+  }
+  ASSERT_TRUE(Configure(original).ok());
+}
+
+// Every other field takes any value of its type: the edges mean something.
+TEST(Configure, AcceptsEveryValueOfTheOtherFields) {
+  const Options original = GetOptions();
+  Options options = original;
+  options.max_idle_contexts_per_thread = 0;  // pools nothing per thread
+  options.max_pooled_bytes = 0;              // pools nothing at all
+  options.max_decompressed_bytes = 0;        // only empty messages inflate
+  options.min_compress_bytes = std::numeric_limits<size_t>::max();
+  EXPECT_TRUE(Configure(options).ok());
+  options.max_idle_contexts_per_thread = std::numeric_limits<size_t>::max();
+  options.max_pooled_bytes = std::numeric_limits<size_t>::max();
+  options.max_decompressed_bytes = std::numeric_limits<size_t>::max();
+  options.min_compress_bytes = 0;
+  EXPECT_TRUE(Configure(options).ok());
+  ASSERT_TRUE(Configure(original).ok());
+}
+
 TEST(Configure, TheDecoderDefaultsToTheFastestPerFormat) {
   const Options original = GetOptions();
   Options options = original;

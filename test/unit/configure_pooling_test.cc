@@ -81,7 +81,7 @@ std::string Compressed(const std::string& message) {
 std::string Inflated(const std::string& compressed) {
   std::string out;
   EXPECT_TRUE(DecompressToString(compressed, Format::kGzip, size_t{1} << 20,
-                                 &out, ConfiguredDecoder(Format::kGzip))
+                                 &out, ConfiguredReader(Format::kGzip).backend)
                   .ok());
   return out;
 }

@@ -11,9 +11,11 @@
 #include <grpc/slice.h>
 #include <grpc/slice_buffer.h>
 #include <gtest/gtest.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <ostream>
@@ -22,7 +24,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "codec/codec.h"
+#include "codec/pools.h"
+#include "log_capture.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "seam/activation.h"
@@ -477,6 +482,89 @@ TEST_F(CoreCodecTest, TooShortToShrinkIsCountedAsDeclined) {
           << "algorithm " << algorithm << ", " << size << " B";
     }
   }
+}
+
+// libdeflate's allocator failing while it lives: short of exhausting the
+// machine's memory, the way to meet a context that cannot be created.
+class LibdeflateCannotAllocate {
+ public:
+  LibdeflateCannotAllocate() {
+    libdeflate_set_memory_allocator(&Fail, std::free);
+  }
+  ~LibdeflateCannotAllocate() {
+    libdeflate_set_memory_allocator(std::malloc, std::free);
+  }
+  LibdeflateCannotAllocate(const LibdeflateCannotAllocate&) = delete;
+  LibdeflateCannotAllocate& operator=(const LibdeflateCannotAllocate&) = delete;
+
+ private:
+  static void* Fail(size_t) { return nullptr; }
+};
+
+size_t LinesContaining(const std::vector<test_support::LogLine>& lines,
+                       absl::string_view text) {
+  size_t count = 0;
+  for (const test_support::LogLine& line : lines) {
+    if (absl::StrContains(line.message, text)) ++count;
+  }
+  return count;
+}
+
+// A decoder that cannot be created is no message over the cap: it is
+// counted as a failure and logged as what it is.
+TEST_F(CoreCodecTest, ContextsThatCannotBeCreatedAreFailuresNotRefusals) {
+  // gRPC 1.51 logs nothing before its verbosity is read, at grpc_init.
+  grpc_init();
+  const std::string message(5000, 'z');
+  const Outcome compressed =
+      RunCodec(Stock().compress, GRPC_COMPRESS_GZIP, message, Slicing::kOne, 0);
+  ASSERT_EQ(compressed.result, 1);
+  const std::string stream = compressed.output.substr(3);
+  const Options original = GetOptions();
+  Options options = original;
+  options.backend = Backend::kLibdeflate;
+  options.level = kDefaultLevel;
+  options.decoder = Backend::kLibdeflate;
+  ASSERT_TRUE(Configure(options).ok());
+  // No parked context to reuse: the reserve emptied, and a thread of its
+  // own with none of its own.
+  Readers().EvictReserveIf([](const auto&) { return true; });
+  Writers().EvictReserveIf([](const auto&) { return true; });
+  const test_support::DirectionTotals inflating_before =
+      test_support::Totals(/*compressing=*/false, "gzip", "libdeflate");
+  const test_support::DirectionTotals deflating_before =
+      test_support::Totals(/*compressing=*/true, "gzip", "libdeflate");
+  Outcome inflated;
+  Outcome deflated;
+  std::vector<test_support::LogLine> lines;
+  {
+    test_support::LogCapture capture;
+    const LibdeflateCannotAllocate failing;
+    std::thread([&] {
+      inflated = RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream,
+                          Slicing::kOne, 0);
+      deflated = RunCodec(&PooledCompress, GRPC_COMPRESS_GZIP, message,
+                          Slicing::kOne, 0);
+    }).join();
+    lines = capture.Lines();
+  }
+  ASSERT_TRUE(Configure(original).ok());
+  EXPECT_EQ(inflated, (Outcome{0, "PRE"}));
+  EXPECT_EQ(deflated, (Outcome{0, "PRE" + message}));  // sent plain
+  const test_support::DirectionTotals inflating =
+      test_support::Totals(/*compressing=*/false, "gzip", "libdeflate");
+  EXPECT_EQ(inflating.declined_or_failed,
+            inflating_before.declined_or_failed + 1);
+  EXPECT_EQ(inflating.refused, inflating_before.refused);
+  EXPECT_EQ(test_support::Totals(/*compressing=*/true, "gzip", "libdeflate")
+                .declined_or_failed,
+            deflating_before.declined_or_failed + 1);
+  EXPECT_EQ(LinesContaining(lines, "max_decompressed_bytes"), 0u);
+  EXPECT_EQ(LinesContaining(lines, "cannot create a libdeflate decompressor"),
+            1u);
+  EXPECT_EQ(LinesContaining(lines, "cannot create a libdeflate compressor"),
+            1u);
+  grpc_shutdown();
 }
 
 TEST(InstallTest, ActiveWhenLinkedThroughTheCMakeTarget) {

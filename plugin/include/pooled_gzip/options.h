@@ -42,6 +42,12 @@ inline constexpr int kDefaultLevel = -1;
 inline constexpr Backend kDefaultGzipDecoder = Backend::kLibdeflate;
 inline constexpr Backend kDefaultDeflateDecoder = Backend::kIsal;
 
+// Which of the two decodes `algorithm` ("gzip" or "deflate", as
+// TrafficStats names them) while Options::decoder is unset.
+inline Backend DefaultDecoder(absl::string_view algorithm) {
+  return algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
+}
+
 struct Options {
   // The fastest backend whose messages stay within 5% of zlib-6's size on
   // realistic payloads (README, "Choosing one").
@@ -107,8 +113,12 @@ POOLED_GZIP_EXPORT std::optional<Backend> ParseBackend(absl::string_view name);
 // once to every message from now on, on every path (core codec, fallback
 // interceptor, raw mode). Safe at any time, from any thread, also before
 // channels and servers exist; a message sees one call's options whole.
-// INVALID_ARGUMENT, changing nothing, for a level the backend lacks. To
-// change one field, start from GetOptions():
+// INVALID_ARGUMENT, changing nothing, for a backend or decoder that is none
+// of Backend's values (a cast from another number), or a level the backend
+// lacks. Every other field takes any value of its type: 0 idle contexts or
+// pooled bytes pool nothing, a max_decompressed_bytes of 0 lets only empty
+// messages through, a min_compress_bytes of SIZE_MAX sends every message on
+// the core codec plain. To change one field, start from GetOptions():
 //
 //   pooled_gzip::Options options = pooled_gzip::GetOptions();
 //   options.level = 4;

@@ -46,7 +46,9 @@ ReceivedCompression(const grpc::ByteBuffer& buffer);
 
 // The message bytes of `buffer`, inflated if it is still compressed.
 // INVALID_ARGUMENT for an algorithm the plugin does not know, DATA_LOSS for
-// corrupt or truncated data, RESOURCE_EXHAUSTED past `max_message_bytes`.
+// corrupt or truncated data, RESOURCE_EXHAUSTED past `max_message_bytes`,
+// without allocating past it: `out` never gets room for more than
+// max_message_bytes + 1 bytes (room it already had is kept).
 POOLED_GZIP_EXPORT grpc::Status DecodeToString(
     const grpc::ByteBuffer& buffer, std::string* out,
     size_t max_message_bytes = kDefaultMaxMessageBytes);

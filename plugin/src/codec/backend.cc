@@ -48,6 +48,8 @@ absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
   return absl::InvalidArgumentError("unknown backend");
 }
 
+bool KnownBackend(Backend backend) { return MakerOf(backend) != nullptr; }
+
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key) {
   const BackendMaker* maker = MakerOf(key.backend);
   return maker != nullptr ? maker->new_deflater(key.format, key.level)

@@ -85,6 +85,9 @@ struct InflaterKey {
 // INVALID_ARGUMENT if the backend has no such level.
 absl::StatusOr<int> ResolveLevel(Backend backend, int level);
 
+// False for a Backend cast from a number none of its values has.
+bool KnownBackend(Backend backend);
+
 // The one factory of writers and readers, for the pools, the zlib
 // fallback and tests alike. Null if the backend cannot allocate its state.
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);

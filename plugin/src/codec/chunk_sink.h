@@ -5,6 +5,7 @@
 #define POOLED_GZIP_SRC_CODEC_CHUNK_SINK_H_
 
 #include <cstddef>
+#include <limits>
 #include <string>
 
 #include "absl/types/span.h"
@@ -24,15 +25,25 @@ class ChunkSink {
   virtual void CommitChunk(size_t used) = 0;
 };
 
-// Appends to a std::string.
+// Appends to a std::string. Given the codec's `output_limit`, the string
+// never gets room for more than the limit and the one byte more that the
+// codec may ask for: std::string alone would double its capacity past it.
 class StringSink final : public ChunkSink {
  public:
-  explicit StringSink(std::string* out) : out_(out) {}
+  explicit StringSink(std::string* out,
+                      size_t output_limit = std::numeric_limits<size_t>::max())
+      : out_(out),
+        max_capacity_(output_limit == std::numeric_limits<size_t>::max()
+                          ? output_limit
+                          : output_limit + 1) {}
   absl::Span<char> NextChunk(size_t size_hint) override;
   void CommitChunk(size_t used) override;
 
  private:
+  void Grow(size_t size);
+
   std::string* out_;
+  size_t max_capacity_;
   size_t chunk_start_ = 0;
 };
 

@@ -39,6 +39,12 @@ absl::Status NotWorthCompressing() {
   return absl::FailedPreconditionError("not worth compressing");
 }
 
+// Not RESOURCE_EXHAUSTED: callers read that as the output limit met.
+absl::Status CannotCreate(Backend backend, absl::string_view context) {
+  return absl::InternalError(
+      absl::StrCat("cannot create a ", BackendName(backend), " ", context));
+}
+
 }  // namespace
 
 CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
@@ -60,8 +66,21 @@ InflaterKey ConfiguredReader(Format format) {
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
   chunk_start_ = out_->size();
-  out_->resize(chunk_start_ + std::max<size_t>(size_hint, 1));
+  const size_t size = chunk_start_ + std::max<size_t>(size_hint, 1);
+  if (size > out_->capacity()) Grow(size);
+  out_->resize(size);
   return absl::MakeSpan(&(*out_)[chunk_start_], out_->size() - chunk_start_);
+}
+
+void StringSink::Grow(size_t size) {
+  // Doubling keeps many small chunks linear, up to the cap. Into a new
+  // string: libstdc++'s reserve doubles too, unless the string is empty.
+  const size_t capacity =
+      std::max(size, std::min(2 * out_->capacity(), max_capacity_));
+  std::string grown;
+  grown.reserve(capacity);
+  grown.append(*out_);
+  out_->swap(grown);
 }
 
 void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
@@ -97,8 +116,10 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   WriterPool::Handle deflater =
       pool.Acquire({options.backend, options.format, *level});
   if (deflater == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot create a ", BackendName(options.backend), " compressor"));
+    absl::Status status = CannotCreate(options.backend, "compressor");
+    CountMessage(/*compressing=*/true, options.format, options.backend, status,
+                 size, 0, timer.ElapsedNanoseconds());
+    return status;
   }
   CountingSink counting(sink);
   absl::Status status =
@@ -118,13 +139,20 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         Backend backend, Strictness strictness) {
+  // As Compress's level check: a message of no backend has no traffic row.
+  if (!KnownBackend(backend)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no decoder ", static_cast<int>(backend)));
+  }
   const CodecTimer timer;
   ReaderPool& pool = Readers();
   ReaderPool::Handle inflater =
       pool.Acquire(InflaterKey{backend, format, strictness});
   if (inflater == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "cannot create a ", BackendName(backend), " decompressor"));
+    absl::Status status = CannotCreate(backend, "decompressor");
+    CountMessage(/*compressing=*/false, format, backend, status,
+                 TotalSize(input), 0, timer.ElapsedNanoseconds());
+    return status;
   }
   CountingSink counting(sink);
   absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
@@ -149,7 +177,7 @@ absl::Status DecompressToString(absl::string_view input, Format format,
                                 size_t max_output_bytes, std::string* out,
                                 Backend backend) {
   out->clear();
-  StringSink sink(out);
+  StringSink sink(out, max_output_bytes);
   absl::Status status = Decompress(absl::MakeConstSpan(&input, 1), format,
                                    max_output_bytes, &sink, backend);
   if (!status.ok()) out->clear();

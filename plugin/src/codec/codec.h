@@ -35,7 +35,8 @@ struct CompressOptions {
 
 // Compresses the concatenation of `input` into one complete stream. On error
 // the sink may hold partial output, which the caller must drop.
-// FAILED_PRECONDITION, the sink untouched, for a message the options skip.
+// FAILED_PRECONDITION, the sink untouched, for a message the options skip;
+// INTERNAL if no compressor can be created (out of memory).
 absl::Status Compress(absl::Span<const absl::string_view> input,
                       const CompressOptions& options, ChunkSink* sink);
 
@@ -43,7 +44,9 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 // Errors: DATA_LOSS for corrupt or truncated input or bytes after the end of
 // the stream; RESOURCE_EXHAUSTED as soon as the output would exceed
 // `max_output_bytes`, having asked the sink for at most one byte more than
-// that. On error the sink may hold partial output, which the caller must drop.
+// that; INTERNAL if no decoder can be created (out of memory);
+// INVALID_ARGUMENT for a `backend` that is none of Backend's values. On
+// error the sink may hold partial output, which the caller must drop.
 // A fast `backend` may take more than zlib does, as `strictness` allows.
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "codec/backend.h"
 #include "codec/pools.h"
 
@@ -126,7 +127,7 @@ void Publish(const State& state) {
 }  // namespace
 
 Backend DefaultDecoder(Format format) {
-  return format == Format::kGzip ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
+  return pooled_gzip::DefaultDecoder(FormatName(format));
 }
 
 CompressSettings CurrentCompressSettings() {
@@ -138,6 +139,17 @@ DecompressSettings CurrentDecompressSettings() {
 }
 
 absl::Status ApplyOptions(const Options& options) {
+  if (!KnownBackend(options.backend)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::backend is none of Backend's values: ",
+                     static_cast<int>(options.backend)));
+  }
+  // Published as is, an unknown decoder would fail every message received.
+  if (options.decoder.has_value() && !KnownBackend(*options.decoder)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Options::decoder is none of Backend's values: ",
+                     static_cast<int>(*options.decoder)));
+  }
   absl::StatusOr<int> level = ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
   std::lock_guard<std::mutex> lock(Mutex());

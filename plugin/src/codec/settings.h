@@ -57,8 +57,9 @@ DecompressSettings CurrentDecompressSettings();
 // The decoder of `format` when Options::decoder is unset (options.h).
 Backend DefaultDecoder(Format format);
 
-// Configure and GetOptions: INVALID_ARGUMENT, changing nothing, for a level
-// the backend does not have.
+// Configure and GetOptions: INVALID_ARGUMENT, changing nothing, for a
+// backend or decoder that is none of Backend's values, or a level the
+// backend does not have.
 absl::Status ApplyOptions(const Options& options);
 Options AppliedOptions();
 

@@ -75,7 +75,7 @@ absl::Status CompressBytes(absl::string_view bytes,
 absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer, Format format,
                               size_t max_output_bytes, std::string* out) {
   out->clear();
-  StringSink sink(out);
+  StringSink sink(out, max_output_bytes);
   const InflaterKey reader = ConfiguredReader(format);
   absl::Status status =
       Decompress(BufferViews(buffer), format, max_output_bytes, &sink,

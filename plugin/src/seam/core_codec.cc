@@ -35,19 +35,25 @@ void LogInvalidAlgorithm(grpc_compression_algorithm algorithm) {
                                        static_cast<int>(algorithm)));
 }
 
-// Refusals by the cap are logged at most this often.
-constexpr std::chrono::seconds kRefusalLogInterval{60};
+// Refusals by the cap, and failures of each direction, are logged at most
+// this often each.
+constexpr std::chrono::seconds kLogInterval{60};
 
-bool RefusalLogDue() {
-  static std::atomic<int64_t> next_ns{0};
+// Whether the line whose next time is `next_ns` is due, taking it if so.
+bool LogDue(std::atomic<int64_t>& next_ns) {
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
   int64_t next = next_ns.load(std::memory_order_relaxed);
   return now >= next &&
          next_ns.compare_exchange_strong(
-             next, now + std::chrono::nanoseconds(kRefusalLogInterval).count(),
+             next, now + std::chrono::nanoseconds(kLogInterval).count(),
              std::memory_order_relaxed);
+}
+
+bool RefusalLogDue() {
+  static std::atomic<int64_t> next_ns{0};
+  return LogDue(next_ns);
 }
 
 void LogRefusal(Format format, size_t cap) {
@@ -65,6 +71,22 @@ void LogRefusal(Format format, size_t cap) {
           explicit_cap ? std::string("set by Options::max_decompressed_bytes")
                        : absl::StrCat("twice the largest receive limit noted, ",
                                       NotedReceiveLimit(), " bytes")));
+}
+
+// A failure that is neither the peer's (corrupt data) nor the cap's, nor a
+// message not worth compressing, but the plugin's own, such as a context it
+// cannot create: each message fails alike, and nothing else tells.
+void LogFailure(bool compressing, Format format, const absl::Status& status) {
+  static std::atomic<int64_t> next_compress_ns{0};
+  static std::atomic<int64_t> next_decompress_ns{0};
+  if (!LogDue(compressing ? next_compress_ns : next_decompress_ns)) return;
+  POOLED_GZIP_LOG(
+      kError,
+      absl::StrFormat(
+          "pooled_gzip: %s %s message failed: %s. Logged at most once a "
+          "minute; GetTrafficStats() counts every failure.",
+          compressing ? "compressing a" : "inflating a received",
+          FormatName(format), status.ToString()));
 }
 
 // Core's compress contract around `deflate`, which makes one stream of
@@ -135,14 +157,21 @@ constexpr int kZlibDefaultLevel = 6;
 
 int PooledCompress(grpc_compression_algorithm algorithm,
                    grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  return CompressUnderContract(algorithm, input, output,
-                               [](Format format, const SliceViews& views,
-                                  size_t max_output_bytes, ChunkSink* sink) {
-                                 CompressOptions options = ConfiguredOptions(
-                                     format, Skipping::kAsConfigured);
-                                 options.max_output_bytes = max_output_bytes;
-                                 return Compress(views, options, sink);
-                               });
+  return CompressUnderContract(
+      algorithm, input, output,
+      [](Format format, const SliceViews& views, size_t max_output_bytes,
+         ChunkSink* sink) {
+        CompressOptions options =
+            ConfiguredOptions(format, Skipping::kAsConfigured);
+        options.max_output_bytes = max_output_bytes;
+        absl::Status status = Compress(views, options, sink);
+        // Not these two: messages sent plain as ones that do not shrink.
+        if (!status.ok() && !absl::IsResourceExhausted(status) &&
+            !absl::IsFailedPrecondition(status)) {
+          LogFailure(/*compressing=*/true, format, status);
+        }
+        return status;
+      });
 }
 
 int PooledDecompress(grpc_compression_algorithm algorithm,
@@ -154,7 +183,11 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
         const InflaterKey reader = settings.ReaderFor(format);
         absl::Status status = Decompress(views, format, settings.cap, sink,
                                          reader.backend, reader.strictness);
-        if (absl::IsResourceExhausted(status)) LogRefusal(format, settings.cap);
+        if (absl::IsResourceExhausted(status)) {
+          LogRefusal(format, settings.cap);
+        } else if (!status.ok() && !absl::IsDataLoss(status)) {
+          LogFailure(/*compressing=*/false, format, status);
+        }
         return status;
       });
 }
@@ -167,7 +200,9 @@ int ReferenceCompress(grpc_compression_algorithm algorithm,
          ChunkSink* sink) {
         std::unique_ptr<Deflater> deflater =
             NewDeflater({Backend::kZlib, format, kZlibDefaultLevel});
-        if (deflater == nullptr) return absl::ResourceExhaustedError("zlib");
+        if (deflater == nullptr) {
+          return absl::InternalError("cannot create a zlib compressor");
+        }
         return deflater->Deflate(views, max_output_bytes, sink);
       });
 }
@@ -179,7 +214,9 @@ int ReferenceDecompress(grpc_compression_algorithm algorithm,
       [](Format format, const SliceViews& views, ChunkSink* sink) {
         std::unique_ptr<Inflater> inflater =
             NewInflater({Backend::kZlib, format});
-        if (inflater == nullptr) return absl::ResourceExhaustedError("zlib");
+        if (inflater == nullptr) {
+          return absl::InternalError("cannot create a zlib decompressor");
+        }
         return inflater->Inflate(views, std::numeric_limits<size_t>::max(),
                                  sink);
       });
