@@ -2,7 +2,7 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|codec_cost|e2e|report -DBINARY=... -DOUT_DIR=... \
+#   cmake -DSTEP=codec|codec_cost|decoder|e2e|report -DBINARY=... -DOUT_DIR=... \
 #     -P smoke_test.cmake
 # STEP=report also takes -DPYTHON=... -DREPORT=... and, if found, -DGNUPLOT=...
 #
@@ -133,6 +133,26 @@ elseif(STEP STREQUAL "codec_cost")
       "skip/random/1024/on[^\n]*compressed=0 input_bytes=1024 output_bytes=1024")
     fail("no skip/random/1024/on row sent plain at its size:\n${run_output}")
   endif()
+
+elseif(STEP STREQUAL "decoder")
+  # Every decoder on one cell per format: each decoded the message to its
+  # bytes (a wrong output is reported as an error), and the table has both
+  # rows with every column filled and the fastest named.
+  run("${BINARY}" --benchmark_min_time=0.001
+    "--benchmark_filter=/proto/65536/zlib-6/")
+  if(run_output MATCHES "ERROR OCCURRED")
+    fail("a decoder failed:\n${run_output}")
+  endif()
+  foreach(format gzip deflate)
+    # CMake's regular expressions have no {n}.
+    # The default decoder's time is in bold.
+    set(time " [*]*[0-9.]+ [um]s[*]* [|]")
+    set(ratio " [0-9.]+x [|]")
+    if(NOT run_output MATCHES
+        "[|] ${format} [|] proto [|] 64 KiB [|] zlib-6 [|]${time}${time}${time}${time}${time}${ratio}${ratio}${ratio} (zlib|libdeflate|isal) [|]")
+      fail("no complete ${format} row in the table:\n${run_output}")
+    endif()
+  endforeach()
 
 elseif(STEP STREQUAL "e2e")
   set(json_file "${OUT_DIR}/e2e_bench.json")
