@@ -194,6 +194,11 @@ std::string ToJson(const RunInfo& info, const std::vector<Row>& rows) {
       "  \"gzip_decoder\": ", JsonString(info.gzip_decoder), ",\n",
       "  \"pin\": ", JsonString(info.pin), ",\n",
       "  \"fresh_pairs\": ", info.fresh_pairs ? "true" : "false", ",\n",
+      "  \"link\": ", JsonString(info.link_name), ",\n",
+      "  \"link_shaped\": ", info.link.shaped ? "true" : "false", ",\n",
+      "  \"link_rate_bits_per_s\": ", info.link.rate_bits_per_s, ",\n",
+      "  \"link_delay_ms\": ", info.link.delay_ms, ",\n",
+      "  \"link_description\": ", JsonString(info.link.description), ",\n",
       "  \"rows\": [\n", absl::StrJoin(row_json, ",\n"), "\n  ]\n}\n");
 }
 
