@@ -72,7 +72,8 @@ ABSL_FLAG(std::vector<std::string>, setups,
           std::vector<std::string>({"none", "stock", "zlib-6", "libdeflate",
                                     "isal-1", "default"}),
           "Setups: none, stock, default (the library's default backend), "
-          "or <backend>[-<level>] for zlib, libdeflate, isal.");
+          "or <backend>[-<level>] for zlib, libdeflate, isal; a pooled one "
+          "may end in +skip (skip_incompressible on).");
 ABSL_FLAG(std::string, rpc, "bidi", "RPC kind of the latency cells.");
 ABSL_FLAG(int, reps, 3, "Repetitions of each setup per cell, interleaved.");
 ABSL_FLAG(int, budget_ms, 150, "Time per setup per repetition.");
@@ -121,6 +122,8 @@ ABSL_FLAG(std::string, compression, "none", "Peer: none, stock or pooled.");
 ABSL_FLAG(std::string, backend, "zlib", "Peer: zlib, libdeflate or isal.");
 ABSL_FLAG(int, level, -1, "Peer: the backend's level.");
 ABSL_FLAG(bool, configure, false, "Peer: call pooled_gzip::Configure.");
+ABSL_FLAG(bool, skip_incompressible, false,
+          "Peer: Options::skip_incompressible in that Configure.");
 ABSL_FLAG(std::string, target, "", "Client peer: the server's address.");
 ABSL_FLAG(int, max_threads, 1, "Client peer: client threads to keep.");
 ABSL_FLAG(int, cpu, -1, "Peer: the only CPU to run on; -1: any.");
@@ -512,7 +515,8 @@ int Peer(const std::string& role) {
   Setup setup;
   const absl::Status status = SetupFromPeerFlags(
       absl::GetFlag(FLAGS_compression), absl::GetFlag(FLAGS_backend),
-      absl::GetFlag(FLAGS_level), absl::GetFlag(FLAGS_configure), &setup);
+      absl::GetFlag(FLAGS_level), absl::GetFlag(FLAGS_configure),
+      absl::GetFlag(FLAGS_skip_incompressible), &setup);
   if (!status.ok()) {
     std::printf("error: %s\n", status.ToString().c_str());
     return 2;

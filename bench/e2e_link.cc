@@ -28,9 +28,11 @@ namespace {
 
 constexpr int kMtu = 1500;
 constexpr int kBurstBytes = 16 * 1024;
-// Deep enough that the queue never drops: TCP on loopback keeps at most
-// about 1 MiB per socket in the qdisc (tcp_limit_output_bytes), and a drop
-// would add a retransmission timeout that no real link of this rate owes.
+// Deep enough that the queue holds a whole 1 MiB message each way and never
+// drops: with no round-trip time to pace it, TCP on loopback hands the
+// qdisc as much as tcp_limit_output_bytes lets it, and a drop would add
+// loss recovery, whose cost depends on the kernel's congestion control more
+// than on the link.
 constexpr int kLimitBytes = 4 * 1024 * 1024;
 
 std::string RateText(uint64_t bits_per_s) {

@@ -162,7 +162,7 @@ void PrintCell(const std::vector<Row>& rows) {
         stock_p50 > 0 && p50 > 0 ? absl::StrFormat("%6.2fx", stock_p50 / p50)
                                  : std::string("     -");
     std::printf(
-        "  %-14s p50 %9.1f us  p99 %9.1f us  %8.0f msg/s  stock/this %s  "
+        "  %-18s p50 %9.1f us  p99 %9.1f us  %8.0f msg/s  stock/this %s  "
         "wire %8zu B  cpu client %8.1f server %8.1f us/msg%s\n",
         (SetupName(row.setup) + (row.setup.is_default ? "*" : "")).c_str(), p50,
         Quantile(t.latencies_us, 0.99),
