@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +28,9 @@ namespace pooled_gzip::bench {
 namespace {
 
 constexpr int kMtu = 1500;
-constexpr int kBurstBytes = 16 * 1024;
+// See e2e_link.h: two packets, or 50 us of the rate where that is more.
+constexpr uint64_t kMinBurstBytes = 3 * 1024;
+constexpr uint64_t kBurstMicros = 50;
 // Deep enough that the queue holds a whole 1 MiB message each way and never
 // drops: with no round-trip time to pace it, TCP on loopback hands the
 // qdisc as much as tcp_limit_output_bytes lets it, and a drop would add
@@ -43,6 +46,10 @@ std::string RateText(uint64_t bits_per_s) {
     return absl::StrCat(bits_per_s / 1000000, " Mbit/s");
   }
   return absl::StrCat(bits_per_s / 1000, " kbit/s");
+}
+
+uint64_t BurstBytes(uint64_t bits_per_s) {
+  return std::max(kMinBurstBytes, bits_per_s / 8 * kBurstMicros / 1000000);
 }
 
 std::string FindTc(const std::string& tc) {
@@ -106,7 +113,7 @@ absl::Status Shape(const std::string& tc, const Link& link, int* delay_ms,
       "rate",
       absl::StrCat(link.rate_bits_per_s, "bit"),
       "burst",
-      absl::StrCat(kBurstBytes),
+      absl::StrCat(BurstBytes(link.rate_bits_per_s)),
       "limit",
       absl::StrCat(kLimitBytes)};
   *delay_ms = 0;
@@ -206,8 +213,8 @@ LinkState EnterLink(const Link& link, const std::string& tc) {
       RateText(link.rate_bits_per_s),
       delay_ms > 0 ? absl::StrCat(", ", delay_ms, " ms each way") : "",
       ": loopback in a network namespace of its own, MTU ", kMtu,
-      ", tc tbf rate ", link.rate_bits_per_s, "bit burst ", kBurstBytes,
-      " limit ", kLimitBytes, note);
+      ", tc tbf rate ", link.rate_bits_per_s, "bit burst ",
+      BurstBytes(link.rate_bits_per_s), " limit ", kLimitBytes, note);
   return state;
 }
 

@@ -5,13 +5,19 @@
 // after it, inherit it.
 //
 // Shaping: loopback's MTU goes down to 1500 (an Ethernet link's), and a
-// token bucket filter on its egress passes `rate` with a bucket of 16 KiB.
-// tbf holds back any packet larger than its bucket forever, and loopback's
-// default MTU is 64 KiB: at 1500 the bucket can be small, about eleven
-// packets, so a 64 KiB or 1 MiB message is paced at the rate instead of
-// passing whole within one bucket, while the timer still runs once per
-// several packets. Both directions share loopback's one queue, as on a
-// half-duplex link; the benchmark's round trips send one way at a time.
+// token bucket filter on its egress passes `rate` with a bucket of two
+// packets (3 KiB), or 50 us of the rate where that is more (1 Gbit/s:
+// 6250 bytes). tbf holds back any packet larger than its bucket forever,
+// and loopback's default MTU is 64 KiB; at 1500 the bucket can be small. It
+// must be: a bucket refills while the link idles, and what it holds then
+// leaves at once, so a setup that idles the link while it compresses would
+// get up to one bucket back per pause, which no real link gives (a 16 KiB
+// bucket is 13 ms at 10 Mbit/s, a fifth of a 64 KiB round trip). With two
+// packets that is at most 2.5 ms at 10 Mbit/s and 0.25 ms at 100 Mbit/s
+// per pause; at 1 Gbit/s a bucket that small wakes tbf's timer for every
+// other packet and no longer reaches the rate. Both directions share
+// loopback's one queue, as on a half-duplex link; the benchmark's round
+// trips send one way at a time.
 
 #ifndef POOLED_GZIP_BENCH_E2E_LINK_H_
 #define POOLED_GZIP_BENCH_E2E_LINK_H_
