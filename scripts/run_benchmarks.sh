@@ -20,7 +20,8 @@
 #      10 Mbit/s (e2e_bench --link, a network namespace of its own; needs
 #      root and tc, else each link runs on plain loopback and says so),
 #      one run per link: none / stock gzip / pooled default / pooled
-#      ISA-L-1, records, text and random bytes, 1 KiB to 1 MiB;
+#      ISA-L-1 / pooled default with skip_incompressible, records, text and
+#      random bytes, 1 KiB to 1 MiB;
 # and writes results/benchmarks.md and results/benchmarks.png (1-4),
 # results/links.md and results/links.png (5), raw JSON in results/raw/.
 # About 8 minutes on a 2-core machine for 1-4 and 7 for 5, plus the build
@@ -117,7 +118,8 @@ run_links() {
     fi
     log "e2e_bench, link $link"
     "$e2e" --link="$link" --kinds=proto,text,random \
-      --sizes=1024,65536,1048576 --setups=none,stock,default,isal-1 \
+      --sizes=1024,65536,1048576 \
+      --setups=none,stock,default,isal-1,default+skip \
       --reps="$reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
       --min_messages="$min_messages" --warmup_messages="$warmup_messages" \
       --load_threads=0 --label="link $link" \
