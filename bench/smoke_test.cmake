@@ -2,9 +2,10 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|codec_cost|e2e|e2e_shaped|e2e_fallback|report \
+#   cmake -DSTEP=codec|codec_cost|e2e|e2e_shaped|e2e_fallback|report|links \
 #     -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
-# STEP=report also takes -DPYTHON=... -DREPORT=... and, if found, -DGNUPLOT=...
+# STEP=report and STEP=links also take -DPYTHON=... -DREPORT=... and, if
+# found, -DGNUPLOT=...
 #
 # Every step checks the binary's exit status, not only its output: CTest's
 # PASS_REGULAR_EXPRESSION alone passes a binary that crashes after printing
@@ -272,6 +273,29 @@ elseif(STEP STREQUAL "report")
     file(SIZE "${png}" png_size)
     if(png_size LESS 1000)
       fail("benchmarks.png is missing or empty")
+    endif()
+  endif()
+
+elseif(STEP STREQUAL "links")
+  # When compression pays, from the two link runs above: one per link.
+  set(md "${OUT_DIR}/links.md")
+  set(png "${OUT_DIR}/links.png")
+  file(REMOVE "${md}" "${png}")
+  run("${PYTHON}" "${REPORT}" --e2e "${OUT_DIR}/e2e_fallback.json"
+    "${OUT_DIR}/e2e_shaped.json" --md "${md}" --png "${png}")
+  file(READ "${md}" text)
+  foreach(expected "# When compression pays" "## What to turn on"
+      "## Winner of each cell" "| records | 1 KiB |" "100mbit (not shaped)"
+      "skip_incompressible")
+    string(FIND "${text}" "${expected}" at)
+    if(at LESS 0)
+      fail("links.md lacks \"${expected}\"")
+    endif()
+  endforeach()
+  if(GNUPLOT)
+    file(SIZE "${png}" png_size)
+    if(png_size LESS 1000)
+      fail("links.png is missing or empty")
     endif()
   endif()
 

@@ -30,7 +30,7 @@
 #   scripts/run_benchmarks.sh [--quick] [--links]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
-# pipeline in about 2 minutes (figures are then too noisy to quote).
+# pipeline in a few minutes (figures are then too noisy to quote).
 # --links: step 5 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc);
