@@ -21,10 +21,14 @@
 // front. Last comes the load cell: many concurrent streams on one payload
 // size, for server throughput.
 //
+// --link puts the whole run on a shaped loopback (e2e_link.h): this process
+// moves into a network namespace of its own before it starts any peer, so
+// every peer inherits the link, and the output states the link it got.
+//
 // Usage: e2e_bench [--sizes=1,1024] [--kinds=proto,json]
 //                  [--setups=none,stock,zlib-6,libdeflate,isal-1,default]
 //                  [--reps=3] [--budget_ms=150] [--load_threads=32]
-//                  [--out=e2e.json]
+//                  [--link=loopback|1gbit|100mbit|10mbit] [--out=e2e.json]
 
 #include <sched.h>
 #include <unistd.h>
@@ -48,6 +52,7 @@
 #include "alloc_counter.h"
 #include "child_process.h"
 #include "codec/settings.h"
+#include "e2e_link.h"
 #include "e2e_peer.h"
 #include "e2e_results.h"
 #include "e2e_runner.h"
@@ -67,12 +72,15 @@ ABSL_FLAG(std::vector<std::string>, setups,
           std::vector<std::string>({"none", "stock", "zlib-6", "libdeflate",
                                     "isal-1", "default"}),
           "Setups: none, stock, default (the library's default backend), "
-          "or <backend>[-<level>] for zlib, libdeflate, isal.");
+          "or <backend>[-<level>] for zlib, libdeflate, isal; a pooled one "
+          "may end in +skip (skip_incompressible on).");
 ABSL_FLAG(std::string, rpc, "bidi", "RPC kind of the latency cells.");
 ABSL_FLAG(int, reps, 3, "Repetitions of each setup per cell, interleaved.");
 ABSL_FLAG(int, budget_ms, 150, "Time per setup per repetition.");
 ABSL_FLAG(int, min_messages, 3, "Round trips per thread per run, at least.");
 ABSL_FLAG(int, warmup_ms, 30, "Unrecorded run per setup before each cell.");
+ABSL_FLAG(int, warmup_messages, 2,
+          "Round trips of the unrecorded run, at least (1 on slow links).");
 ABSL_FLAG(int, load_threads, 32,
           "Concurrent bidi streams of the load cell; 0: no load cell.");
 ABSL_FLAG(std::string, load_kind, "proto", "Payload kind of the load cell.");
@@ -94,6 +102,16 @@ ABSL_FLAG(std::string, pin, "none",
           "load on that CPU).");
 ABSL_FLAG(std::string, label, "default heap", "Name of this run.");
 ABSL_FLAG(std::string, out, "", "Write the results as JSON to this file.");
+ABSL_FLAG(std::string, link, "loopback",
+          "The peers' link: loopback (unshaped), or a rate such as 1gbit, "
+          "100mbit, 10mbit: loopback shaped by tc tbf in a network "
+          "namespace of this run's own (needs root and tc; without them the "
+          "run says so and uses plain loopback).");
+ABSL_FLAG(int, link_delay_ms, 0,
+          "With --link at a rate: one-way delay, where the kernel has netem.");
+ABSL_FLAG(std::string, tc, "",
+          "The tc binary for --link; empty: found in PATH, /usr/sbin or "
+          "/sbin. A path that does not exist forces the fallback.");
 ABSL_FLAG(bool, table, false,
           "Print one comparison table at the end (scripts/demo.sh), not a "
           "block per cell; for the setups none, stock and one pooled one.");
@@ -104,6 +122,8 @@ ABSL_FLAG(std::string, compression, "none", "Peer: none, stock or pooled.");
 ABSL_FLAG(std::string, backend, "zlib", "Peer: zlib, libdeflate or isal.");
 ABSL_FLAG(int, level, -1, "Peer: the backend's level.");
 ABSL_FLAG(bool, configure, false, "Peer: call pooled_gzip::Configure.");
+ABSL_FLAG(bool, skip_incompressible, false,
+          "Peer: Options::skip_incompressible in that Configure.");
 ABSL_FLAG(std::string, target, "", "Client peer: the server's address.");
 ABSL_FLAG(int, max_threads, 1, "Client peer: client threads to keep.");
 ABSL_FLAG(int, cpu, -1, "Peer: the only CPU to run on; -1: any.");
@@ -298,7 +318,8 @@ bool RunInterleaved(const PeerConfig& config,
       // except for errors.
       if (config.fresh || rep == 0) {
         RunResult warm;
-        if (!ClientRun(pair, cell, warmup_ms, 2, &warm)) {
+        if (!ClientRun(pair, cell, warmup_ms,
+                       absl::GetFlag(FLAGS_warmup_messages), &warm)) {
           return false;
         }
         if (warm.errors > 0 && row.total.errors == 0) {
@@ -362,7 +383,19 @@ int Orchestrate() {
                      static_cast<size_t>(absl::GetFlag(FLAGS_load_size))};
   }
   if (cells.empty() && !load_cell) return ExitWith(2, "nothing to run");
+  Link link;
+  if (absl::Status status = ParseLink(
+          absl::GetFlag(FLAGS_link), absl::GetFlag(FLAGS_link_delay_ms), &link);
+      !status.ok()) {
+    return ExitWith(2, std::string(status.message()));
+  }
   RunInfo info;
+  // Before any peer starts: they inherit the namespace.
+  info.link_name = link.name;
+  info.link = EnterLink(link, absl::GetFlag(FLAGS_tc));
+  if (link.rate_bits_per_s > 0 && !info.link.shaped) {
+    std::fprintf(stderr, "e2e_bench: %s\n", info.link.description.c_str());
+  }
   if (absl::Status status =
           ParseSetups(absl::GetFlag(FLAGS_setups), &info.setups);
       !status.ok()) {
@@ -403,11 +436,12 @@ int Orchestrate() {
   if (!table) {
     std::printf(
         "e2e_bench: %s, %s, %d reps x %d ms per setup, server and client in "
-        "separate processes (%s, pinned: %s); setups:%s (* the library's "
-        "default, %s)\n",
+        "separate processes (%s, pinned: %s); link: %s; setups:%s (* the "
+        "library's default, %s)\n",
         info.label.c_str(), info.heap.c_str(), info.reps, info.budget_ms,
         config.fresh ? "new ones for every run" : "one pair per setup",
-        config.pin.c_str(), names.c_str(), info.default_setup.c_str());
+        config.pin.c_str(), info.link.description.c_str(), names.c_str(),
+        info.default_setup.c_str());
     std::fflush(stdout);
   }
 
@@ -481,7 +515,8 @@ int Peer(const std::string& role) {
   Setup setup;
   const absl::Status status = SetupFromPeerFlags(
       absl::GetFlag(FLAGS_compression), absl::GetFlag(FLAGS_backend),
-      absl::GetFlag(FLAGS_level), absl::GetFlag(FLAGS_configure), &setup);
+      absl::GetFlag(FLAGS_level), absl::GetFlag(FLAGS_configure),
+      absl::GetFlag(FLAGS_skip_incompressible), &setup);
   if (!status.ok()) {
     std::printf("error: %s\n", status.ToString().c_str());
     return 2;

@@ -162,7 +162,7 @@ void PrintCell(const std::vector<Row>& rows) {
         stock_p50 > 0 && p50 > 0 ? absl::StrFormat("%6.2fx", stock_p50 / p50)
                                  : std::string("     -");
     std::printf(
-        "  %-14s p50 %9.1f us  p99 %9.1f us  %8.0f msg/s  stock/this %s  "
+        "  %-18s p50 %9.1f us  p99 %9.1f us  %8.0f msg/s  stock/this %s  "
         "wire %8zu B  cpu client %8.1f server %8.1f us/msg%s\n",
         (SetupName(row.setup) + (row.setup.is_default ? "*" : "")).c_str(), p50,
         Quantile(t.latencies_us, 0.99),
@@ -194,6 +194,11 @@ std::string ToJson(const RunInfo& info, const std::vector<Row>& rows) {
       "  \"gzip_decoder\": ", JsonString(info.gzip_decoder), ",\n",
       "  \"pin\": ", JsonString(info.pin), ",\n",
       "  \"fresh_pairs\": ", info.fresh_pairs ? "true" : "false", ",\n",
+      "  \"link\": ", JsonString(info.link_name), ",\n",
+      "  \"link_shaped\": ", info.link.shaped ? "true" : "false", ",\n",
+      "  \"link_rate_bits_per_s\": ", info.link.rate_bits_per_s, ",\n",
+      "  \"link_delay_ms\": ", info.link.delay_ms, ",\n",
+      "  \"link_description\": ", JsonString(info.link.description), ",\n",
       "  \"rows\": [\n", absl::StrJoin(row_json, ",\n"), "\n  ]\n}\n");
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "direct_allocator.h"
+#include "e2e_link.h"
 #include "e2e_runner.h"
 #include "e2e_setups.h"
 
@@ -39,8 +40,10 @@ struct RunInfo {
   // The backend that inflates gzip in every pooled setup (Options::decoder
   // unset: the library's default, whoever compressed).
   std::string gzip_decoder;
-  std::string pin = "none";  // --pin
-  bool fresh_pairs = false;  // new processes for every run
+  std::string pin = "none";            // --pin
+  bool fresh_pairs = false;            // new processes for every run
+  std::string link_name = "loopback";  // --link as asked
+  LinkState link;                      // what the run got
 };
 
 // The q-quantile (0..1) by nearest rank; 0 for no samples.

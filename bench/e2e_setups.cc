@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "codec/backend.h"
 #include "codec/codec.h"
 
@@ -37,12 +38,25 @@ std::string SetupName(const Setup& setup) {
   if (setup.compression != Compression::kPooled) {
     return CompressionName(setup.compression);
   }
-  return absl::StrCat(BackendName(setup.backend), "-", setup.level);
+  return absl::StrCat(BackendName(setup.backend), "-", setup.level,
+                      setup.skip ? "+skip" : "");
 }
 
 absl::Status ParseSetup(absl::string_view text, Setup* setup) {
   *setup = Setup();
   if (text == "none") return absl::OkStatus();
+  if (absl::ConsumeSuffix(&text, "+skip")) {
+    if (text == "none" || text == "stock") {
+      return absl::InvalidArgumentError("+skip needs a pooled setup");
+    }
+    absl::Status status = ParseSetup(text, setup);
+    // Only Configure turns the option on, in both processes; and the
+    // library's default leaves it off.
+    setup->skip = true;
+    setup->configure = true;
+    setup->is_default = false;
+    return status;
+  }
   if (text == "stock") {
     setup->compression = Compression::kStock;
     return absl::OkStatus();
@@ -110,15 +124,17 @@ absl::Status ParseSetups(const std::vector<std::string>& items,
 }
 
 std::vector<std::string> PeerFlags(const Setup& setup) {
-  return {absl::StrCat("--compression=", CompressionName(setup.compression)),
-          absl::StrCat("--backend=", BackendName(setup.backend)),
-          absl::StrCat("--level=", setup.level),
-          absl::StrCat("--configure=", setup.configure ? "true" : "false")};
+  return {
+      absl::StrCat("--compression=", CompressionName(setup.compression)),
+      absl::StrCat("--backend=", BackendName(setup.backend)),
+      absl::StrCat("--level=", setup.level),
+      absl::StrCat("--configure=", setup.configure ? "true" : "false"),
+      absl::StrCat("--skip_incompressible=", setup.skip ? "true" : "false")};
 }
 
 absl::Status SetupFromPeerFlags(const std::string& compression,
                                 const std::string& backend, int level,
-                                bool configure, Setup* setup) {
+                                bool configure, bool skip, Setup* setup) {
   *setup = Setup();
   if (compression == "none") {
     setup->compression = Compression::kNone;
@@ -134,10 +150,12 @@ absl::Status SetupFromPeerFlags(const std::string& compression,
   }
   setup->level = level;
   setup->configure = configure;
+  setup->skip = skip;
   if (setup->compression == Compression::kPooled && configure) {
     Options options;
     options.backend = setup->backend;
     options.level = level;
+    options.skip_incompressible = skip;
     return Configure(options);
   }
   return absl::OkStatus();

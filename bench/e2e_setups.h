@@ -6,7 +6,8 @@
 //   stock:   stock gRPC gzip (core's zlib-6, a fresh stream per message);
 //   pooled:  pooled_gzip::CreateChannel / EnableOnServer, gzip, with a
 //            backend and level set by pooled_gzip::Configure in both
-//            processes, or left at the library's default.
+//            processes, or left at the library's default; "+skip" turns
+//            Options::skip_incompressible on as well.
 
 #ifndef POOLED_GZIP_BENCH_E2E_SETUPS_H_
 #define POOLED_GZIP_BENCH_E2E_SETUPS_H_
@@ -31,15 +32,18 @@ struct Setup {
   int level = kDefaultLevel;  // resolved for pooled setups
   // Pooled only: the backend and level equal the library's default.
   bool is_default = false;
+  // Pooled only: Options::skip_incompressible (Configure'd).
+  bool skip = false;
 };
 
-// "none", "stock", "zlib-6", "libdeflate-6", "isal-1": what reports print
-// and what ParseSetup reads back.
+// "none", "stock", "zlib-6", "libdeflate-6", "isal-1", "libdeflate-6+skip":
+// what reports print and what ParseSetup reads back.
 std::string SetupName(const Setup& setup);
 
 // Reads "none", "stock", "default" (the library's default backend and
 // level), or "<backend>[-<level>]" with backend zlib, libdeflate or isal
-// ("libdeflate" alone: that backend's default level).
+// ("libdeflate" alone: that backend's default level); a pooled one may end
+// in "+skip".
 absl::Status ParseSetup(absl::string_view text, Setup* setup);
 
 // Parses every item, then drops "default" if another item already names the
@@ -53,7 +57,7 @@ absl::Status ParseSetups(const std::vector<std::string>& items,
 std::vector<std::string> PeerFlags(const Setup& setup);
 absl::Status SetupFromPeerFlags(const std::string& compression,
                                 const std::string& backend, int level,
-                                bool configure, Setup* setup);
+                                bool configure, bool skip, Setup* setup);
 
 // The bytes of one message of `serialized` on the wire (the gRPC frame's
 // 5-byte prefix not included) under `setup`: gzip by the setup's codec if

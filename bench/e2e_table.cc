@@ -4,11 +4,14 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_format.h"
 #include "payloads.h"
 
 namespace pooled_gzip::bench {
 namespace {
 
+// Two pooled setups must not print alike: backend and level, and which is
+// the library's default.
 std::string DisplayName(const Setup& setup) {
   switch (setup.compression) {
     case Compression::kNone:
@@ -16,7 +19,8 @@ std::string DisplayName(const Setup& setup) {
     case Compression::kStock:
       return "stock gzip";
     case Compression::kPooled:
-      return "pooled gzip";
+      return "pooled gzip " + SetupName(setup) +
+             (setup.is_default ? " (default)" : "");
   }
   return "?";
 }
@@ -32,40 +36,52 @@ double MessagesPerSecond(const RunResult& run) {
 void PrintComparisonTable(const RunInfo& info, const std::vector<Row>& rows) {
   if (rows.empty()) return;
   const Cell& first = rows.front().cell;
-  std::string pooled = "-";
+  std::string pooled;
   for (const Setup& setup : info.setups) {
-    if (setup.compression == Compression::kPooled) pooled = SetupName(setup);
+    if (setup.compression != Compression::kPooled) continue;
+    if (!pooled.empty()) pooled += ", ";
+    pooled += DisplayName(setup);
   }
   std::printf(
-      "Echo of %s payloads over %s RPCs on loopback, %d rounds interleaved, "
+      "Echo of %s payloads over %s RPCs, link: %s; %d rounds interleaved, "
       "%d ms per setup and round, each setup's client and server in "
-      "processes of their own; pooled gzip: %s\n\n",
-      payloads::KindName(first.kind), RpcName(first.rpc), info.reps,
-      info.budget_ms, pooled.c_str());
+      "processes of their own; pooled: %s\n\n",
+      payloads::KindName(first.kind), RpcName(first.rpc),
+      info.link.description.c_str(), info.reps, info.budget_ms,
+      pooled.empty() ? "-" : pooled.c_str());
   std::printf("| size | setup | wire bytes/msg | p50 us | p99 us | msgs/s |\n");
   std::printf("|---:|---|---:|---:|---:|---:|\n");
-  // Median round trip per size and kind of setup.
-  std::map<size_t, std::map<Compression, double>> p50;
+  // Median round trip per size and setup.
+  std::map<size_t, std::map<std::string, double>> p50;
   for (const Row& row : rows) {
     const double median = Quantile(row.total.latencies_us, 0.5);
-    p50[row.cell.size][row.setup.compression] = median;
+    p50[row.cell.size][SetupName(row.setup)] = median;
     std::printf("| %s | %s | %zu | %.1f | %.1f | %.0f |\n",
                 payloads::SizeLabel(row.cell.size).c_str(),
                 DisplayName(row.setup).c_str(), row.wire_bytes, median,
                 Quantile(row.total.latencies_us, 0.99),
                 MessagesPerSecond(row.total));
   }
-  std::printf("\nWhat pooled-gzip saved (median round trip):\n");
+  std::printf("\nWhat pooled gzip saved (median round trip), link: %s:\n",
+              info.link.description.c_str());
   for (auto& [size, by_setup] : p50) {
-    const double none = by_setup[Compression::kNone];
-    const double stock = by_setup[Compression::kStock];
-    const double pooled_us = by_setup[Compression::kPooled];
-    if (none <= 0 || stock <= 0 || pooled_us <= 0) continue;
-    std::printf(
-        "  %-7s %.1fx faster than stock gzip (%.0f us -> %.0f us per "
-        "message), %.2fx the time of no compression\n",
-        payloads::SizeLabel(size).c_str(), stock / pooled_us, stock, pooled_us,
-        pooled_us / none);
+    const double none = by_setup["none"];
+    const double stock = by_setup["stock"];
+    for (const Setup& setup : info.setups) {
+      if (setup.compression != Compression::kPooled) continue;
+      const double pooled_us = by_setup[SetupName(setup)];
+      if (none <= 0 || stock <= 0 || pooled_us <= 0) continue;
+      const double vs_none = pooled_us / none;
+      std::printf(
+          "  %-7s %s: %.2fx faster than stock gzip (%.0f -> %.0f us per "
+          "round trip); %.2fx the time of no compression (%.0f -> %.0f "
+          "us), %s\n",
+          payloads::SizeLabel(size).c_str(), DisplayName(setup).c_str(),
+          stock / pooled_us, stock, pooled_us, vs_none, none, pooled_us,
+          vs_none < 1
+              ? absl::StrFormat("%.0f%% saved", 100 * (1 - vs_none)).c_str()
+              : "sending plain wins here");
+    }
   }
   std::fflush(stdout);
 }

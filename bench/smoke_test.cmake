@@ -2,9 +2,10 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|codec_cost|decoder|e2e|report -DBINARY=... -DOUT_DIR=... \
-#     -P smoke_test.cmake
-# STEP=report also takes -DPYTHON=... -DREPORT=... and, if found, -DGNUPLOT=...
+#   cmake -DSTEP=codec|codec_cost|decoder|e2e|e2e_shaped|e2e_fallback|report|links \
+#     -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
+# STEP=report and STEP=links also take -DPYTHON=... -DREPORT=... and, if
+# found, -DGNUPLOT=...
 #
 # Every step checks the binary's exit status, not only its output: CTest's
 # PASS_REGULAR_EXPRESSION alone passes a binary that crashes after printing
@@ -208,6 +209,70 @@ elseif(STEP STREQUAL "e2e")
     fail("setups: ${setups_seen}")
   endif()
 
+elseif(STEP STREQUAL "e2e_shaped" OR STEP STREQUAL "e2e_fallback")
+  # A 100 Mbit/s link: shaped where this machine lets the benchmark make a
+  # network namespace and run tc (root, tc, unshare allowed), else the
+  # fallback, which e2e_fallback forces with a tc that does not exist.
+  set(can_shape FALSE)
+  if(STEP STREQUAL "e2e_shaped")
+    execute_process(COMMAND id -u OUTPUT_VARIABLE uid
+      OUTPUT_STRIP_TRAILING_WHITESPACE)
+    find_program(TC_PROGRAM tc PATHS /usr/sbin /sbin)
+    find_program(UNSHARE_PROGRAM unshare PATHS /usr/bin /bin)
+    if(uid STREQUAL "0" AND TC_PROGRAM AND UNSHARE_PROGRAM)
+      execute_process(COMMAND "${UNSHARE_PROGRAM}" -n true
+        RESULT_VARIABLE unshare_rc OUTPUT_QUIET ERROR_QUIET)
+      if(unshare_rc EQUAL 0)
+        set(can_shape TRUE)
+      endif()
+    endif()
+    set(tc_flag "")
+  else()
+    set(tc_flag "--tc=${OUT_DIR}/no-such-dir/tc")
+  endif()
+  set(json_file "${OUT_DIR}/${STEP}.json")
+  file(REMOVE "${json_file}")
+  execute_process(COMMAND "${BINARY}" --link=100mbit ${tc_flag} --sizes=1024
+    --kinds=proto --setups=none,default --reps=1 --budget_ms=20 --warmup_ms=5
+    --min_messages=2 --load_threads=0 "--out=${json_file}"
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    fail("exited with ${rc}\n${out}\n${err}")
+  endif()
+  file(READ "${json_file}" json)
+  json_length(count "${json}" rows)
+  if(NOT count EQUAL 2)
+    fail("expected 2 rows, got ${count}")
+  endif()
+  foreach(i 0 1)
+    json_get(row "${json}" rows ${i})
+    json_get(messages "${row}" messages)
+    json_get(errors "${row}" errors)
+    if(messages LESS 2 OR NOT errors EQUAL 0)
+      fail("row ${i}: ${messages} round trips, ${errors} errors")
+    endif()
+  endforeach()
+  json_get(shaped "${json}" link_shaped)
+  json_get(description "${json}" link_description)
+  if(can_shape)
+    json_get(rate "${json}" link_rate_bits_per_s)
+    if(NOT shaped OR NOT rate EQUAL 100000000 OR
+        NOT out MATCHES "link: 100 Mbit/s: [^;]*tbf rate 100000000bit")
+      fail("root, tc and unshare are here, but the link was not shaped: "
+        "${description}\n${out}\n${err}")
+    endif()
+  else()
+    # Said on stderr and stated in the output and the JSON.
+    if(shaped OR NOT err MATCHES "asked for 100 Mbit/s, but [^\n]*; running on plain loopback"
+        OR NOT out MATCHES "link: loopback, unshaped: asked for 100 Mbit/s")
+      fail("no fallback stated: ${description}\n${out}\n${err}")
+    endif()
+    if(STEP STREQUAL "e2e_fallback" AND NOT err MATCHES "no tc at ")
+      fail("the forced fallback does not name the missing tc:\n${err}")
+    endif()
+  endif()
+  message(STATUS "link: ${description}")
+
 elseif(STEP STREQUAL "report")
   set(md "${OUT_DIR}/benchmarks.md")
   set(png "${OUT_DIR}/benchmarks.png")
@@ -228,6 +293,29 @@ elseif(STEP STREQUAL "report")
     file(SIZE "${png}" png_size)
     if(png_size LESS 1000)
       fail("benchmarks.png is missing or empty")
+    endif()
+  endif()
+
+elseif(STEP STREQUAL "links")
+  # When compression pays, from the two link runs above: one per link.
+  set(md "${OUT_DIR}/links.md")
+  set(png "${OUT_DIR}/links.png")
+  file(REMOVE "${md}" "${png}")
+  run("${PYTHON}" "${REPORT}" --e2e "${OUT_DIR}/e2e_fallback.json"
+    "${OUT_DIR}/e2e_shaped.json" --md "${md}" --png "${png}")
+  file(READ "${md}" text)
+  foreach(expected "# When compression pays" "## What to turn on"
+      "## Winner of each cell" "| records | 1 KiB |" "100mbit (not shaped)"
+      "skip_incompressible")
+    string(FIND "${text}" "${expected}" at)
+    if(at LESS 0)
+      fail("links.md lacks \"${expected}\"")
+    endif()
+  endforeach()
+  if(GNUPLOT)
+    file(SIZE "${png}" png_size)
+    if(png_size LESS 1000)
+      fail("links.png is missing or empty")
     endif()
   endif()
 

@@ -15,16 +15,26 @@
 #      concurrent streams at 64 KiB;
 #   4. the small sizes and the load again with glibc's trim threshold
 #      raised;
-# and writes results/benchmarks.md and results/benchmarks.png, raw JSON in
-# results/raw/. About 8 minutes on a 2-core machine, plus the build if there
-# is none.
+#   5. when compression pays: the end-to-end benchmark on unshaped
+#      loopback and on loopback shaped to 1 Gbit/s, 100 Mbit/s and
+#      10 Mbit/s (e2e_bench --link, a network namespace of its own; needs
+#      root and tc, else each link runs on plain loopback and says so),
+#      one run per link: none / stock gzip / pooled default / pooled
+#      ISA-L-1 / pooled default with skip_incompressible, records, text and
+#      random bytes, 1 KiB to 1 MiB;
+# and writes results/benchmarks.md and results/benchmarks.png (1-4),
+# results/links.md and results/links.png (5), raw JSON in results/raw/.
+# About 8 minutes on a 2-core machine for 1-4 and 7 for 5, plus the build
+# if there is none.
 #
-#   scripts/run_benchmarks.sh [--quick]
+#   scripts/run_benchmarks.sh [--quick] [--links]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
-# pipeline in about 80 s (figures are then too noisy to quote).
+# pipeline in a few minutes (figures are then too noisy to quote).
+# --links: step 5 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
-# where it builds and writes; JOBS the build's parallelism (default nproc).
+# where it builds and writes; JOBS the build's parallelism (default nproc);
+# E2E_BENCH, an e2e_bench already built, skips the build for --links.
 
 set -euo pipefail
 
@@ -44,8 +54,21 @@ budget_ms=150
 warmup_ms=30
 load_budget_ms=1000
 e2e_kinds=proto,json,source,text,words,random
+link_reps=5
+link_slow_reps=3
 quick=()
-if [[ "${1:-}" == "--quick" ]]; then
+links_only=false
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=(--quick) ;;
+    --links) links_only=true ;;
+    *)
+      echo "usage: $0 [--quick] [--links]" >&2
+      exit 2
+      ;;
+  esac
+done
+if [[ ${#quick[@]} -gt 0 ]]; then
   codec_reps=1
   codec_min_time=0.005
   codec_kinds=proto,json,source
@@ -54,10 +77,8 @@ if [[ "${1:-}" == "--quick" ]]; then
   warmup_ms=10
   load_budget_ms=300
   e2e_kinds=proto,json,random
-  quick=(--quick)
-elif [[ $# -gt 0 ]]; then
-  echo "usage: $0 [--quick]" >&2
-  exit 2
+  link_reps=1
+  link_slow_reps=1
 fi
 
 start=$(date +%s)
@@ -66,22 +87,67 @@ start=$(date +%s)
 load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 log() { echo "== $* ($(($(date +%s) - start)) s)"; }
 
-# Release build of the two benchmark binaries only (the CMake preset bench).
+# Release build of the benchmark binaries only (the CMake preset bench).
 # A fresh build dir leaves examples and tests off: the suite needs neither.
 # One that exists (BUILD_DIR=build, say) keeps whether it builds them.
-log "building in $build"
-keep=()
-if [[ -f "$build/CMakeCache.txt" ]]; then
-  for option in POOLED_GZIP_BUILD_EXAMPLES POOLED_GZIP_BUILD_TESTS; do
-    value="$(sed -n "s/^$option:BOOL=//p" "$build/CMakeCache.txt")"
-    if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
+build_benchmarks() {
+  log "building in $build"
+  local keep=()
+  if [[ -f "$build/CMakeCache.txt" ]]; then
+    for option in POOLED_GZIP_BUILD_EXAMPLES POOLED_GZIP_BUILD_TESTS; do
+      value="$(sed -n "s/^$option:BOOL=//p" "$build/CMakeCache.txt")"
+      if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
+    done
+  fi
+  configure_preset "$build" -S "$repo" --preset bench -B "$build" "${keep[@]}"
+  cmake --build "$build" --target "$@" -j "${JOBS:-$(nproc)}" >/dev/null
+}
+
+# Step 5: one e2e_bench run per link, every cell of the matrix within it,
+# so that each link's ratios come from setups interleaved in one run. At
+# 10 Mbit/s an uncompressed 1 MiB round trip takes 1.7 s: fewer
+# repetitions and round trips there keep the step to minutes.
+run_links() {
+  local e2e=$1 link reps min_messages warmup_messages
+  local link_json=()
+  rm -f "$raw"/e2e_link_*.json "$raw"/e2e_link_*.log
+  for link in loopback 1gbit 100mbit 10mbit; do
+    reps=$link_reps min_messages=3 warmup_messages=2
+    if [[ $link == 10mbit ]]; then
+      reps=$link_slow_reps min_messages=2 warmup_messages=1
+    fi
+    log "e2e_bench, link $link"
+    "$e2e" --link="$link" --kinds=proto,text,random \
+      --sizes=1024,65536,1048576 \
+      --setups=none,stock,default,isal-1,default+skip \
+      --reps="$reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
+      --min_messages="$min_messages" --warmup_messages="$warmup_messages" \
+      --load_threads=0 --label="link $link" \
+      --out="$raw/e2e_link_$link.json" | tee "$raw/e2e_link_$link.log"
+    link_json+=("$raw/e2e_link_$link.json")
   done
-fi
-configure_preset "$build" -S "$repo" --preset bench -B "$build" "${keep[@]}"
-cmake --build "$build" --target codec_bench codec_cost_bench e2e_bench \
-  -j "${JOBS:-$(nproc)}" >/dev/null
+  log "writing $results/links.md"
+  python3 "$repo/bench/links_report.py" --e2e "${link_json[@]}" \
+    --md "$results/links.md" --png "$results/links.png" \
+    --runtime-seconds "$(($(date +%s) - links_start))" \
+    --load-at-start "$load_at_start" \
+    --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)" "${quick[@]}"
+  log "done: $results/links.md, $results/links.png"
+}
 
 mkdir -p "$raw"
+if $links_only; then
+  links_start=$start
+  if [[ -n "${E2E_BENCH:-}" ]]; then
+    run_links "$E2E_BENCH"
+  else
+    build_benchmarks e2e_bench
+    run_links "$build/bench/e2e_bench"
+  fi
+  exit 0
+fi
+build_benchmarks codec_bench codec_cost_bench e2e_bench
+
 rm -f "$raw"/codec_bench_*.json "$raw"/codec_bench_*.log
 
 # One codec_bench process: codec_run NAME KINDS REPS FILTER writes
@@ -170,3 +236,6 @@ python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
   --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)" \
   --backend-versions "$versions" "${quick[@]}"
 log "done: $results/benchmarks.md, $results/benchmarks.png"
+
+links_start=$(date +%s)
+run_links "$build/bench/e2e_bench"
