@@ -232,6 +232,34 @@ def target_line(docs):
     return "No shaped 100 Mbit/s run: the target was not checked."
 
 
+def summary_table(docs):
+    """Per link and size: records' round trip relative to no compression
+    for each setup, stock against the pooled ones, and text's; the table
+    the README quotes."""
+    header = ["link", "size", "none", "pooled default", "pooled ISA-L-1",
+              "stock gzip", "stock / default", "stock / ISA-L-1",
+              "text, default", "text, ISA-L-1"]
+    rows = []
+    for d in docs:
+        default = d.get("default_setup")
+        for kind, size in cells_of(d):
+            if kind != TARGET_KIND:
+                continue
+            c = cell(d, kind, size)
+            text = cell(d, "text", size)
+            none = c.get("none", {}).get("p50_us")
+            rows.append([
+                link_label(d), size_label(size), fmt_us(none),
+                fmt_x(paired(c, default, "none")),
+                fmt_x(paired(c, "isal-1", "none")),
+                fmt_x(paired(c, "stock", "none")),
+                fmt_x(paired(c, "stock", default)),
+                fmt_x(paired(c, "stock", "isal-1")),
+                fmt_x(paired(text, default, "none")),
+                fmt_x(paired(text, "isal-1", "none"))])
+    return table(header, rows)
+
+
 def write_markdown(path, args, docs, png_name):
     info = machine()
     out = ["# When compression pays\n"]
@@ -261,6 +289,12 @@ def write_markdown(path, args, docs, png_name):
     if png_name:
         out.append("![Time relative to no compression](%s)" % png_name)
         out.append("")
+    out.append("## Summary\n")
+    out.append("Records' round trip relative to no compression (below "
+               "1.00x, compression pays), how much faster the pooled "
+               "setups are than stock gzip, and the same ratio for text.\n")
+    out.append(summary_table(docs))
+    out.append("")
     out.append("## What to turn on\n")
     out.extend(recommendation(docs))
     out.append("")

@@ -8,6 +8,8 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libabsl-dev zlib1g-dev libdeflate-dev libisal-dev libgtest-dev
   libbenchmark-dev prometheus-cpp-dev dpkg-dev file
+  # tc, for the demo's and the benchmarks' shaped links
+  iproute2
 )
 if [[ "${1:-}" == "--with-test-tools" ]]; then
   # Sanitizer and fuzzing runtimes, charts for the benchmark report, the

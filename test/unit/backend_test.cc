@@ -1240,6 +1240,30 @@ TEST(DefaultDecodeTest, AFastDecoderMayTakeWhatOnlyItsLibraryTakes) {
   EXPECT_GT(taken, 0u);
 }
 
+// Bytes after a body only the fast decoder's library takes: the message is
+// refused, in zlib's words (which find the body's fault first), not as
+// trailing bytes.
+TEST(DefaultDecodeTest, BytesAfterALenientBodyGetZlibsAnswer) {
+  size_t checked = 0;
+  for (const StrictCase& c : StrictCases()) {
+    if (!c.lenient_in_this_build) continue;
+    for (Format format : kFormats) {
+      const std::string stream = Wrap(format, c.body, c.output) + "x";
+      const std::vector<absl::string_view> pieces = {stream};
+      const Answer zlib =
+          DecompressWith(Backend::kZlib, format, pieces, kNoLimit);
+      ASSERT_EQ(zlib.code, absl::StatusCode::kDataLoss) << c.name;
+      const Answer got = DecompressWith(c.lenient, format, pieces, kNoLimit);
+      EXPECT_EQ(got.code, zlib.code) << c.name << ": " << got.message;
+      EXPECT_EQ(got.message, zlib.message)
+          << c.name << " " << FormatName(format) << " by "
+          << BackendName(c.lenient);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 // ---------------------------------------------------------------------------
 // The gzip trailer's size (ISIZE) comes from the peer.
 

@@ -217,8 +217,10 @@ class IsalInflater final : public Inflater {
     // to 4 after a zlib stream), which avail_in no longer counts.
     const bool trailing =
         state.avail_in > 0 || state.read_in_length >= 8 || cursor.HasMore();
+    // Bytes after a body zlib may refuse: zlib's answer, not ours.
+    if (trailing) return zlib_decides();
     output.Close();
-    return trailing ? TrailingBytes(format_) : absl::OkStatus();
+    return absl::OkStatus();
   }
 
   bool Reset() override {

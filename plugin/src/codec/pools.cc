@@ -27,9 +27,11 @@ void EvictStaleContexts(const ContextsInUse& in_use) {
     return key.backend != in_use.backend || key.level != in_use.level;
   });
   Readers().EvictIdleIf([&](const InflaterKey& key) {
-    return key.backend != (key.format == Format::kGzip ? in_use.gzip_decoder
-                                                       : in_use.zlib_decoder) ||
-           key.strictness != in_use.strictness;
+    const Backend decoder =
+        key.format == Format::kGzip ? in_use.gzip_decoder : in_use.zlib_decoder;
+    // zlib's readers are one kind whatever the strictness (ReaderFor).
+    return key.backend != decoder ||
+           (decoder != Backend::kZlib && key.strictness != in_use.strictness);
   });
 }
 

@@ -46,10 +46,13 @@ struct DecompressSettings {
   Backend gzip_decoder = kDefaultGzipDecoder;
   Backend zlib_decoder = kDefaultDeflateDecoder;
   Strictness strictness = Strictness::kDecoder;
-  // The reader a message of `format` asks the pool for.
+  // The reader a message of `format` asks the pool for. zlib's rules are
+  // zlib's own, so its readers stay one kind whatever the strictness.
   InflaterKey ReaderFor(Format format) const {
-    return {format == Format::kGzip ? gzip_decoder : zlib_decoder, format,
-            strictness};
+    const Backend backend =
+        format == Format::kGzip ? gzip_decoder : zlib_decoder;
+    return {backend, format,
+            backend == Backend::kZlib ? Strictness::kDecoder : strictness};
   }
 };
 DecompressSettings CurrentDecompressSettings();

@@ -140,7 +140,9 @@ class ThreadLocalPool {
   };
 
   // A checked-out context; destroying the handle returns it to this thread's
-  // free list. Must not outlive the pool.
+  // free list. Must not outlive the pool, and is to be released on the
+  // thread that acquired it: that thread's list is where an EvictIdleIf
+  // marks a checkout of an evicted key as stale.
   using Handle = std::unique_ptr<Context, Returner>;
 
   explicit ThreadLocalPool(PoolLimits limits = {})
@@ -323,10 +325,11 @@ class ThreadLocalPool {
     // The slot's thread is exiting (`park`) or the pool is going: its idle
     // contexts go to the reserve, or are freed.
     void Retire(Slot& slot, bool park) {
-      {
-        std::lock_guard<std::mutex> lock(slots_mutex);
-        slots.erase(std::find(slots.begin(), slots.end(), &slot));
-      }
+      // Held until the contexts have moved, so that an EvictIdleIf either
+      // revokes the slot first or finds its contexts in the reserve after:
+      // parked between the two, stale ones would hold the budget.
+      std::lock_guard<std::mutex> lock(slots_mutex);
+      slots.erase(std::find(slots.begin(), slots.end(), &slot));
       // No revoker can reach the slot now, so its claim stays as read.
       if (slot.claim.revoked()) {
         FreeRevoked(slot);
