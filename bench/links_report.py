@@ -213,23 +213,81 @@ def recommendation(docs):
     return out
 
 
+def streams_cell(doc):
+    """(threads, kind, size) and setups of the throughput cell, if any."""
+    for key, value in doc["cells"].items():
+        if key[1] > 1:
+            return key[1:], value
+    return None, {}
+
+
+def time_of_none(c, setup, streams):
+    """setup's time relative to none's: the round trip of one stream, or,
+    with streams at once, none's throughput / setup's (the time to move the
+    same payload), paired within repetitions."""
+    if streams:
+        return paired(c, "none", setup, "rep_msgs_per_s")
+    return paired(c, setup, "none")
+
+
+def times_of_stock(c, setup, streams):
+    """How many times faster setup is than stock gzip."""
+    if streams:
+        return paired(c, setup, "stock", "rep_msgs_per_s")
+    return paired(c, "stock", setup)
+
+
 def target_line(docs):
     for d in docs:
         if d.get("link_shaped") and \
                 d.get("link_rate_bits_per_s") == TARGET_LINK_BITS:
             default = d.get("default_setup")
-            c = cell(d, TARGET_KIND, TARGET_SIZE)
-            a = paired(c, default, "none")
-            b = paired(c, "stock", default)
-            ok = a is not None and b is not None and \
-                a <= TARGET_VS_NONE and b >= TARGET_VS_STOCK
-            return ("On 100 Mbit/s, 1 MiB records: pooled %s takes %s the "
-                    "time of no compression (target: at most %.2fx) and "
-                    "stock gzip %s its time (target: at least %.2fx): "
-                    "**%s**." % (default, fmt_x(a), TARGET_VS_NONE, fmt_x(b),
-                                 TARGET_VS_STOCK,
-                                 "MET" if ok else "NOT MET"))
+            lines = []
+            key, streams_c = streams_cell(d)
+            measures = [("one message at a time, round trip",
+                         cell(d, TARGET_KIND, TARGET_SIZE), False)]
+            if key and key[1:] == (TARGET_KIND, TARGET_SIZE):
+                measures.append(("%d streams at once, throughput" % key[0],
+                                 streams_c, True))
+            for name, c, streams in measures:
+                a = time_of_none(c, default, streams)
+                b = times_of_stock(c, default, streams)
+                ok = a is not None and b is not None and \
+                    a <= TARGET_VS_NONE and b >= TARGET_VS_STOCK
+                lines.append(
+                    "- %s: pooled %s takes %s the time of no compression "
+                    "(target: at most %.2fx) and is %s faster than stock "
+                    "gzip (target: at least %.2fx): **%s**." % (
+                        name, default, fmt_x(a), TARGET_VS_NONE, fmt_x(b),
+                        TARGET_VS_STOCK, "MET" if ok else "NOT MET"))
+            return "On 100 Mbit/s, 1 MiB records:\n\n" + "\n".join(lines)
     return "No shaped 100 Mbit/s run: the target was not checked."
+
+
+def throughput_table(docs):
+    """Per link, the throughput cell: payload echoed per second, each way,
+    of every setup, its time relative to no compression, and stock's."""
+    setups = docs[0]["setups"]
+    header = ["link", "cell", "none"] + [
+        setup_label(docs[0], s) for s in setups if s != "none"] + [
+        "stock / default"]
+    rows = []
+    for d in docs:
+        key, c = streams_cell(d)
+        if not key:
+            continue
+        threads, kind, size = key
+        row = [link_label(d), "%d x %s %s" % (
+            threads, KIND_NAMES.get(kind, kind), size_label(size))]
+        for s in setups:
+            mbs = throughput(c[s], size) if s in c else None
+            text = "%.3g MB/s" % mbs if mbs else "n/a"
+            if s != "none":
+                text += ", %s" % fmt_x(time_of_none(c, s, True))
+            row.append(text)
+        row.append(fmt_x(times_of_stock(c, d.get("default_setup"), True)))
+        rows.append(row)
+    return table(header, rows) if rows else None
 
 
 def summary_table(docs):
@@ -295,6 +353,19 @@ def write_markdown(path, args, docs, png_name):
                "setups are than stock gzip, and the same ratio for text.\n")
     out.append(summary_table(docs))
     out.append("")
+    streams = throughput_table(docs)
+    if streams:
+        out.append("## Throughput, several streams at once\n")
+        out.append(
+            "A bulk transfer keeps several messages in flight: one "
+            "message's compression overlaps others' time on the wire, so "
+            "the link, not the codec, sets the pace wherever the CPUs keep "
+            "up. Each cell runs that many bidi streams echoing at once, "
+            "both processes on this machine's CPUs, and gives the payload "
+            "echoed per second (each way) and the time to move it relative "
+            "to no compression.\n")
+        out.append(streams)
+        out.append("")
     out.append("## What to turn on\n")
     out.extend(recommendation(docs))
     out.append("")

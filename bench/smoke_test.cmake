@@ -234,17 +234,19 @@ elseif(STEP STREQUAL "e2e_shaped" OR STEP STREQUAL "e2e_fallback")
   file(REMOVE "${json_file}")
   execute_process(COMMAND "${BINARY}" --link=100mbit ${tc_flag} --sizes=1024
     --kinds=proto --setups=none,default --reps=1 --budget_ms=20 --warmup_ms=5
-    --min_messages=2 --load_threads=0 "--out=${json_file}"
+    --min_messages=2 --load_threads=2 --load_kind=proto --load_size=1024
+    --load_budget_ms=20 --load_warmup_ms=5 "--out=${json_file}"
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     fail("exited with ${rc}\n${out}\n${err}")
   endif()
   file(READ "${json_file}" json)
+  # One stream, then the throughput cell's two, for each setup.
   json_length(count "${json}" rows)
-  if(NOT count EQUAL 2)
-    fail("expected 2 rows, got ${count}")
+  if(NOT count EQUAL 4)
+    fail("expected 4 rows, got ${count}")
   endif()
-  foreach(i 0 1)
+  foreach(i 0 1 2 3)
     json_get(row "${json}" rows ${i})
     json_get(messages "${row}" messages)
     json_get(errors "${row}" errors)
@@ -305,6 +307,7 @@ elseif(STEP STREQUAL "links")
     "${OUT_DIR}/e2e_shaped.json" --md "${md}" --png "${png}")
   file(READ "${md}" text)
   foreach(expected "# When compression pays" "## What to turn on"
+      "## Throughput, several streams at once" "| 2 x records 1 KiB |"
       "## Winner of each cell" "| records | 1 KiB |" "100mbit (not shaped)"
       "skip_incompressible")
     string(FIND "${text}" "${expected}" at)

@@ -59,6 +59,9 @@ load_budget_ms=1000
 e2e_kinds=proto,json,source,text,words,random
 link_reps=5
 link_slow_reps=3
+link_streams=4
+link_load_budget_ms=1000
+link_load_warmup_ms=500
 quick=()
 links_only=false
 decoding_only=false
@@ -86,6 +89,8 @@ if [[ ${#quick[@]} -gt 0 ]]; then
   e2e_kinds=proto,json,random
   link_reps=1
   link_slow_reps=1
+  link_load_budget_ms=300
+  link_load_warmup_ms=100
   decoder_reps=1
   decoder_min_time=0.005
 fi
@@ -116,14 +121,18 @@ build_benchmarks() {
 # so that each link's ratios come from setups interleaved in one run. At
 # 10 Mbit/s an uncompressed 1 MiB round trip takes 1.7 s: fewer
 # repetitions and round trips there keep the step to minutes.
+# Each run ends with a throughput cell: $link_streams streams of records at
+# once, so that one message's codec time overlaps others' time on the
+# wire, as in a bulk transfer. 1 MiB messages, but 64 KiB at 10 Mbit/s,
+# where $link_streams uncompressed 1 MiB echoes take 7 s a round.
 run_links() {
-  local e2e=$1 link reps min_messages warmup_messages
+  local e2e=$1 link reps min_messages warmup_messages load_size
   local link_json=()
   rm -f "$raw"/e2e_link_*.json "$raw"/e2e_link_*.log
   for link in loopback 1gbit 100mbit 10mbit; do
-    reps=$link_reps min_messages=3 warmup_messages=2
+    reps=$link_reps min_messages=3 warmup_messages=2 load_size=1048576
     if [[ $link == 10mbit ]]; then
-      reps=$link_slow_reps min_messages=2 warmup_messages=1
+      reps=$link_slow_reps min_messages=2 warmup_messages=1 load_size=65536
     fi
     log "e2e_bench, link $link"
     "$e2e" --link="$link" --kinds=proto,text,random \
@@ -131,7 +140,9 @@ run_links() {
       --setups=none,stock,default,isal-1,default+skip \
       --reps="$reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
       --min_messages="$min_messages" --warmup_messages="$warmup_messages" \
-      --load_threads=0 --label="link $link" \
+      --load_threads="$link_streams" --load_kind=proto \
+      --load_size="$load_size" --load_budget_ms="$link_load_budget_ms" \
+      --load_warmup_ms="$link_load_warmup_ms" --label="link $link" \
       --out="$raw/e2e_link_$link.json" | tee "$raw/e2e_link_$link.log"
     link_json+=("$raw/e2e_link_$link.json")
   done
