@@ -83,9 +83,9 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 // call. It stays off where that cannot work (a gRPC whose codec answers
 // otherwise, a static gRPC linked without the options, a libgrpc linked
 // -Bsymbolic-functions, a shared libgrpc on an architecture other than
-// x86-64) and logs once
-// why, and what to do. The environment variable POOLED_GZIP_CORE_CODEC=0
-// keeps it off. Linking the library without installing changes nothing.
+// x86-64 and aarch64) and logs once why, and what to do. The environment
+// variable POOLED_GZIP_CORE_CODEC=0 keeps it off. Linking the library without
+// installing changes nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
 POOLED_GZIP_EXPORT bool CoreCodecActive();
 

@@ -154,7 +154,7 @@ Plan MakePlan() {
   if (!RelocationTypesKnown()) {
     return {Route::kNone,
             "this architecture's relocation types are not known to "
-            "pooled_gzip (x86-64 only)"};
+            "pooled_gzip (x86-64 and aarch64 only)"};
   }
   // gRPC's own definitions, found once: the calls forwarded before
   // admission use the same.

@@ -24,6 +24,17 @@ namespace {
 constexpr bool kTypesKnown = true;
 constexpr unsigned kJumpSlot = R_X86_64_JUMP_SLOT;
 constexpr unsigned kGlobDat = R_X86_64_GLOB_DAT;
+#elif defined(__aarch64__)
+// The same two kinds of slot, under other numbers; nothing else differs
+// for the rewrite. A PLT entry loads its slot (ldr x17, [x16, ...]; br x17)
+// and branches to it, so the slot is data: no instruction cache to flush.
+// glibc points a lazy slot at the object's PLT header, inside the object,
+// as on x86-64. An aligned 8-byte store is single-copy atomic on AArch64
+// (a caller loads the old or the new address), and the page size, which
+// arm64 kernels choose (4, 16 or 64 KiB), is read with sysconf.
+constexpr bool kTypesKnown = true;
+constexpr unsigned kJumpSlot = R_AARCH64_JUMP_SLOT;
+constexpr unsigned kGlobDat = R_AARCH64_GLOB_DAT;
 #else
 constexpr bool kTypesKnown = false;
 constexpr unsigned kJumpSlot = ~0u;

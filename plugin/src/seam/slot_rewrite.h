@@ -6,7 +6,8 @@
 // libgrpc's), and writing one is one aligned pointer store, so a thread
 // calling through it at that moment lands in either definition, never
 // elsewhere. A slot inside an object's RELRO segment is made writable
-// around the store. Only x86-64's relocation types are known.
+// around the store. Only x86-64's and AArch64's relocation types are
+// known.
 //
 // The rules it keeps with the dynamic loader (glibc), which holds
 // dl_load_write_lock while a dl_iterate_phdr callback runs and lists an
