@@ -12,7 +12,8 @@ What happens to it depends on its fence's language:
   harness, which declares what the block uses but does not define (a
   `builder`, a `service`) and includes it inside a function. The block's
   `#include` lines go to NAME.includes.inc (the harness includes that at
-  file scope), the rest to NAME.body.inc. The harness's first line names
+  file scope), the rest to NAME.body.inc under a #line mark (errors name
+  the README's lines). The harness's first line names
   the CMake block whose project builds it:
   `// Built by the README's CMake snippet "NAME".`
 - CMake: configured and built for real, as the end of a project that has
@@ -92,7 +93,7 @@ def main():
                 errors.append("%s:%d: snippet %s is also on line %d"
                               % (readme, line, name, seen[name]))
             seen[name] = line
-    cxx = [(n, t) for n, lang, t, _ in blocks if n and lang in CXX]
+    cxx = [(n, t, line) for n, lang, t, line in blocks if n and lang in CXX]
     cmake = [(n, t) for n, lang, t, _ in blocks if n and lang in CMAKE]
     shell = [(n, t) for n, lang, t, _ in blocks if n and lang in SHELL]
     other = [(n, lang) for n, lang, _, _ in blocks
@@ -102,7 +103,7 @@ def main():
 
     cmake_names = {n for n, _ in cmake}
     built_by = {}
-    for name, _ in cxx:
+    for name, _, _ in cxx:
         harness = os.path.join(harness_dir, name + ".cc")
         if not os.path.exists(harness):
             errors.append("snippet %s: no harness %s" % (name, harness))
@@ -114,7 +115,7 @@ def main():
                                                ", ".join(sorted(cmake_names))))
             continue
         built_by.setdefault(m.group(1), []).append(name)
-    names = {n for n, _ in cxx} | {n for n, _ in shell}
+    names = {n for n, _, _ in cxx} | {n for n, _ in shell}
     for f in sorted(os.listdir(harness_dir)):
         stem, ext = os.path.splitext(f)
         if ext in (".cc", ".sh") and stem not in names:
@@ -130,14 +131,18 @@ def main():
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(os.path.join(out, "cpp"))
     os.makedirs(os.path.join(out, "sh"))
-    for name, text in cxx:
+    for name, text, fence_line in cxx:
+        # Compilers report errors at the README's own lines.
+        line_mark = '#line %d "%s"\n' % (fence_line + 1,
+                                         os.path.abspath(readme))
         lines = text.split("\n")
         includes = [l for l in lines if l.startswith("#include")]
         body = [l if not l.startswith("#include") else "" for l in lines]
         d = os.path.join(out, "cpp")
         open(os.path.join(d, name + ".includes.inc"), "w").write(
             "\n".join(includes) + "\n")
-        open(os.path.join(d, name + ".body.inc"), "w").write("\n".join(body))
+        open(os.path.join(d, name + ".body.inc"), "w").write(
+            line_mark + "\n".join(body))
         shutil.copy(os.path.join(harness_dir, name + ".cc"), d)
         print("C++ %s" % name)
     for name, text in cmake:
