@@ -48,7 +48,7 @@ void Add(MetricFamily& family, std::vector<ClientMetric::Label> labels,
 }
 
 // User plus system time of the whole process, so that the codec's share
-// of it can be read off one scrape (README, "Metrics").
+// of it can be read off one scrape (docs/reference.md, "Metrics").
 double ProcessCpuSeconds() {
   rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;

@@ -62,8 +62,8 @@ TEST(LooksIncompressible, ForCompressedData) {
   // Deflate output of every realistic kind: what a message carrying a
   // .gz, a PNG's IDAT or a zip member holds. Its first KiB is not judged
   // so: the block header and the first codes of very repetitive input (a
-  // twenty-word vocabulary, say) skew its bytes (README, "Skipping what
-  // does not compress").
+  // twenty-word vocabulary, say) skew its bytes (docs/reference.md, "Skipping
+  // what does not compress").
   for (Kind kind : payloads::AllKinds()) {
     const std::string compressed = plain_zlib::Deflate(
         payloads::Make(kind, 2 << 20), Format::kGzip, /*level=*/9);

@@ -81,8 +81,8 @@ struct TrafficStats {
   // they took on the wire (a stream larger than its message saves none).
   uint64_t bytes_saved = 0;
   // Time inside the codec for the messages of this row, whatever their
-  // outcome, on the monotonic clock (README, "Codec time"); messages turned
-  // away before any work (too short for any stream, or than
+  // outcome, on the monotonic clock (docs/design.md, "Codec time"); messages
+  // turned away before any work (too short for any stream, or than
   // min_compress_bytes) add none.
   uint64_t codec_nanoseconds = 0;
 };

@@ -36,7 +36,7 @@ static_assert(static_cast<int>(Backend::kIsal) + 1 == kBackends,
 Traffic& TrafficOf(bool compressing, Format format, Backend backend);
 
 // Time spent on one message, on the monotonic clock: a vDSO read at each
-// end, a few tens of nanoseconds per message (README, "Codec time").
+// end, a few tens of nanoseconds per message (docs/design.md, "Codec time").
 class CodecTimer {
  public:
   CodecTimer() : start_(std::chrono::steady_clock::now()) {}

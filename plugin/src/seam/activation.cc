@@ -174,7 +174,8 @@ Plan MakePlan() {
             "-Bsymbolic-functions, as Ubuntu links every library, or "
             "-Bsymbolic or LTO). Use pooled_gzip's static flavour with gRPC's "
             "static archives instead: build pooled_gzip with "
-            "-DBUILD_SHARED_LIBS=OFF and link libgrpc.a (README: Ubuntu)"};
+            "-DBUILD_SHARED_LIBS=OFF and link libgrpc.a (docs/packaging.md, "
+            "\"The static flavour (Ubuntu)\")"};
   }
   return {Route::kSlotRewrite, ""};
 }
