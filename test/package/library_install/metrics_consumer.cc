@@ -4,16 +4,17 @@
 // exposer listens and the collected families count the compressed
 // messages and a reused writer.
 
-#include <pooled_gzip/pooled_gzip.h>
 #include <pooled_gzip/prometheus.h>
+#include <prometheus/client_metric.h>
 #include <prometheus/exposer.h>
+#include <prometheus/metric_family.h>
 
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "generic_echo.h"
+#include "pooled_echo.h"
 
 namespace {
 
@@ -38,31 +39,22 @@ double CounterSum(const std::vector<prometheus::MetricFamily>& families,
 }  // namespace
 
 int main() {
-  consumer::EchoService service;
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = consumer::StartGzipServer(
-      &service, &port, [](grpc::ServerBuilder& builder) {
-        pooled_gzip::EnableOnServer(builder);
-      });
-  if (server == nullptr) {
+  consumer::PooledEcho echo;
+  if (!echo.started()) {
     std::cerr << "metrics_consumer: no server\n";
     return 1;
   }
-  grpc::ChannelArguments args;
-  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  grpc::GenericStub stub(
-      pooled_gzip::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                 grpc::InsecureChannelCredentials(), args));
   constexpr int kCalls = 10;
   for (int i = 0; i < kCalls; ++i) {
     grpc::ByteBuffer response;
-    if (!consumer::CallEcho(&stub, consumer::CompressiblePayload(), &response)
+    if (!consumer::CallEcho(echo.stub(), consumer::CompressiblePayload(),
+                            &response)
              .ok()) {
       std::cerr << "metrics_consumer: echo " << i << " failed\n";
       return 1;
     }
   }
-  server->Shutdown();
+  echo.Shutdown();
 
   prometheus::Exposer exposer("127.0.0.1:0");
   std::shared_ptr<prometheus::Collectable> metrics =
