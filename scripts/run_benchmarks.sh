@@ -109,7 +109,7 @@ build_benchmarks() {
   local keep=()
   if [[ -f "$build/CMakeCache.txt" ]]; then
     for option in POOLED_GZIP_BUILD_EXAMPLES POOLED_GZIP_BUILD_TESTS; do
-      value="$(sed -n "s/^$option:BOOL=//p" "$build/CMakeCache.txt")"
+      value="$(sed -n "s/^$option:[A-Z]*=//p" "$build/CMakeCache.txt")"
       if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
     done
   fi
