@@ -177,7 +177,7 @@ std::vector<size_t> SlicedLengths(Op op, size_t length) {
 
 // The levels measured: zlib's fastest, core's and smallest; libdeflate's
 // around zlib-6's ratio, where the default's choice lies, and its ends
-// short of 10-12 (much slower and far larger per context; README,
+// short of 10-12 (much slower and far larger per context; docs/backends.md,
 // "Levels"); every ISA-L level. On the detail cells, the default setups
 // sliced (where that is not one slice) and cold.
 std::vector<Impl> CompressImpls(payloads::Kind kind, size_t size) {

@@ -207,7 +207,7 @@ Counters ReadCounters() {
   for (const TrafficStats& row : GetTrafficStats()) {
     // Every message the codec took time over, whatever its outcome.
     const uint64_t messages =
-        row.messages + row.declined_or_failed + row.refused + row.skipped;
+        row.messages + row.declined + row.failed + row.refused + row.skipped;
     (row.compressing ? counters.compressed : counters.decompressed) += messages;
     (row.compressing ? counters.compress_ns : counters.decompress_ns) +=
         row.codec_nanoseconds;

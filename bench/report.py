@@ -2,7 +2,8 @@
 """Writes results/benchmarks.md and results/benchmarks.png from the JSON that
 codec_bench and e2e_bench produced, with the performance targets checked
 next to the measured values, and picks the default backend and level by the
-rule the README states (the fastest within 5% of zlib-6's bytes).
+rule docs/backends.md states in "Choosing one" (the fastest within 5% of
+zlib-6's bytes).
 
 Standard library only; the chart is drawn by gnuplot (Debian: gnuplot-nox).
 

@@ -183,14 +183,20 @@ int main(int argc, char** argv) {
   std::printf("  pool: %s\n",
               pooled_gzip::ToString(pooled_gzip::GetPoolStats()).c_str());
   for (const pooled_gzip::TrafficStats& row : pooled_gzip::GetTrafficStats()) {
-    std::printf(
-        "  traffic: %s %s %s: %llu messages, %llu declined or failed, "
-        "%llu bytes saved, %llu us in the codec\n",
-        row.compressing ? "compress" : "decompress", row.algorithm.c_str(),
-        row.backend.c_str(), static_cast<unsigned long long>(row.messages),
-        static_cast<unsigned long long>(row.declined_or_failed),
-        static_cast<unsigned long long>(row.bytes_saved),
-        static_cast<unsigned long long>(row.codec_nanoseconds / 1000));
+    std::printf("  traffic: %s %s %s: %llu messages, ",
+                row.compressing ? "compress" : "decompress",
+                row.algorithm.c_str(), row.backend.c_str(),
+                static_cast<unsigned long long>(row.messages));
+    // Declining (sent plain: not smaller) is normal for tiny messages, and
+    // only compressing does it; failures are errors.
+    if (row.compressing) {
+      std::printf("%llu declined, ",
+                  static_cast<unsigned long long>(row.declined));
+    }
+    std::printf("%llu failed, %llu bytes saved, %llu us in the codec\n",
+                static_cast<unsigned long long>(row.failed),
+                static_cast<unsigned long long>(row.bytes_saved),
+                static_cast<unsigned long long>(row.codec_nanoseconds / 1000));
   }
   std::printf("  core codec %s\n",
               pooled_gzip::CoreCodecActive() ? "active" : "not active");

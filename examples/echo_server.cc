@@ -224,10 +224,13 @@ int main(int argc, char** argv) {
             << std::endl;
   for (const pooled_gzip::TrafficStats& row : pooled_gzip::GetTrafficStats()) {
     // What compression cost and what it bought.
+    // Declining (sent plain: not smaller) is normal for tiny messages, and
+    // only compressing does it; failures are errors.
     std::cout << "traffic: " << (row.compressing ? "compress " : "decompress ")
               << row.algorithm << " " << row.backend << ": " << row.messages
-              << " messages, " << row.declined_or_failed
-              << " declined or failed, " << row.skipped << " skipped, "
+              << " messages, ";
+    if (row.compressing) std::cout << row.declined << " declined, ";
+    std::cout << row.failed << " failed, " << row.skipped << " skipped, "
               << row.bytes_saved << " bytes saved, "
               << row.codec_nanoseconds / 1000 << " us in the codec"
               << std::endl;

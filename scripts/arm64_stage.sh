@@ -4,9 +4,10 @@
 # the core codec on arm64 run under qemu-user emulation against the root's
 # libraries:
 # - the core codec differential against arm64 libgrpc's own functions
-#   (core_codec_test), the admission probe (contract_probe_test), its caps and limits on a typed echo server
-#   (core_codec_limits_test: the 1 GiB bomb), and the over-limit statuses
-#   against stock gRPC in child processes (stock_statuses_test);
+#   (core_codec_test), the admission probe (contract_probe_test), its caps
+#   and limits on a typed echo server (core_codec_limits_test: the 1 GiB
+#   bomb), and the over-limit statuses against stock gRPC in child
+#   processes (stock_statuses_test);
 # - every activation case of the installed shared library (check_package.sh:
 #   both CMake orders, pkg-config, libgrpc first, dlopen);
 # - the static flavour with gRPC's archives (check_static_package.sh:
@@ -26,6 +27,7 @@
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 arm64_root=${ARM64_ROOT:-/var/tmp/pgz-arm64/root}
+chroot_dir=$arm64_root  # debian_chroot.sh's functions work in it
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 build_dir=$source_dir/build-arm64
 jobs=${JOBS:-2}
@@ -41,8 +43,6 @@ packages=(
   libgtest-dev libgmock-dev
 )
 # Changing the list above makes the next run set the root up again.
-marker=$arm64_root/.pooled_gzip_arm64_ready
-want_marker=$(printf '%s\n' "${packages[@]}" | sha256sum | cut -d' ' -f1)
 # The build machine's tools: the cross compiler, the emulator and its
 # binfmt_misc registration, and protoc and the gRPC plugin of the same
 # versions as the root's.
@@ -55,6 +55,7 @@ if [[ $(id -u) -ne 0 ]]; then
   echo "arm64_stage: needs root (debootstrap, chroot, binfmt_misc)" >&2
   exit 1
 fi
+source "$source_dir/scripts/debian_chroot.sh"
 
 step() { echo "== arm64: $* ($((SECONDS - start)) s)"; }
 
@@ -82,53 +83,11 @@ if ! grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64; then
   exit 1
 fi
 
-mounted=()
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" || umount -l "${mounted[i]}" || true
-  done
-  mounted=()
-}
-trap unmount_all EXIT
-trap 'exit 130' INT TERM
-mount_into() {
-  local source=$1 target=$arm64_root$2
-  shift 2
-  if [[ -d $source ]]; then mkdir -p "$target"; else touch "$target"; fi
-  mount "$@" "$source" "$target"
-  mounted+=("$target")
-}
-in_root() {
-  chroot "$arm64_root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-    PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
-}
-
-if [[ ! -f $marker || $(cat "$marker") != "$want_marker" ]]; then
+if ! chroot_ready arm64 "${packages[@]}"; then
   step "setting up the arm64 Debian 12 root in $arm64_root"
-  # A completed debootstrap removes its own /debootstrap folder; anything
-  # else found there is a run that was cut short.
-  if [[ ! -x $arm64_root/usr/bin/apt-get || -d $arm64_root/debootstrap ]]
-  then
-    rm -rf "$arm64_root"
-    mkdir -p "$arm64_root"
-    debootstrap --arch=arm64 --variant=minbase bookworm "$arm64_root" \
-      "$mirror" > "$arm64_root.debootstrap.log" 2>&1 || {
-      tail -n 20 "$arm64_root.debootstrap.log" >&2
-      exit 1
-    }
-    step "debootstrap done"
-  fi
-  mount_into /proc /proc -t proc
-  mount_into /dev /dev --bind
-  mount_into /dev/pts /dev/pts --bind  # apt's log
-  mount_into /etc/resolv.conf /etc/resolv.conf --bind
-  in_root apt-get -y -qq update
-  in_root apt-get -y -qq install --no-install-recommends "${packages[@]}" \
-    > /dev/null
-  in_root apt-get clean
-  unmount_all
-  echo "$want_marker" > "$marker"
+  debootstrap_minbase bookworm "$mirror" --arch=arm64
+  install_and_mark arm64 -- "${packages[@]}"
+  apt_in_chroot clean  # the root is kept: not its downloaded .deb files
   step "root ready"
 else
   step "reusing the root in $arm64_root"

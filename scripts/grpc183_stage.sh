@@ -33,77 +33,21 @@ packages=(
   libgmock-dev
 )
 # Changing the list above makes the next run set the chroot up again.
-marker=$chroot_dir/.pooled_gzip_grpc183_ready
-want_marker=$(printf '%s\n' "${packages[@]}" | sha256sum | cut -d' ' -f1)
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "grpc183_stage: needs root (debootstrap, chroot, mount)" >&2
   exit 1
 fi
 
-mounted=()
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" || umount -l "${mounted[i]}" || true
-  done
-  mounted=()
-}
-trap unmount_all EXIT
-trap 'exit 130' INT TERM
-# mount_into SOURCE TARGET_IN_CHROOT [MOUNT OPTIONS...]
-mount_into() {
-  local source=$1 target=$chroot_dir$2
-  shift 2
-  if [[ -d $source ]]; then mkdir -p "$target"; else touch "$target"; fi
-  mount "$@" "$source" "$target"
-  mounted+=("$target")
-}
-# What apt and the tests need of the kernel's: processes, terminals
-# (apt's log), shared memory (gRPC, the tests' child processes).
-mount_system() {
-  mount_into /proc /proc -t proc
-  mount_into /dev /dev --bind
-  mount_into /dev/pts /dev/pts --bind
-  mount_into /dev/shm /dev/shm --bind
-}
-in_chroot() {
-  chroot "$chroot_dir" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-    PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
-}
-apt_in_chroot() {
-  # The mirror's Release files can be past their Valid-Until date.
-  in_chroot apt-get -o Acquire::Check-Valid-Until=false -y -qq "$@"
-}
+source "$root/scripts/debian_chroot.sh"
 
-if [[ ! -f $marker || $(cat "$marker") != "$want_marker" ]]; then
+if ! chroot_ready grpc183 "${packages[@]}"; then
   echo "== grpc183: setting up the Debian sid chroot in $chroot_dir"
-  # A completed debootstrap removes its own /debootstrap folder; anything
-  # else found there is a run that was cut short.
-  if [[ ! -x $chroot_dir/usr/bin/apt-get || -d $chroot_dir/debootstrap ]]; then
-    if ! command -v debootstrap > /dev/null; then
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends debootstrap > /dev/null
-    fi
-    rm -rf "$chroot_dir"
-    mkdir -p "$chroot_dir"
-    debootstrap --variant=minbase sid "$chroot_dir" "$mirror" \
-      > "$chroot_dir.debootstrap.log" 2>&1 || {
-      tail -n 20 "$chroot_dir.debootstrap.log" >&2
-      exit 1
-    }
-  fi
+  debootstrap_minbase sid "$mirror"
   echo "deb $mirror experimental main" \
     > "$chroot_dir/etc/apt/sources.list.d/experimental.list"
-  mount_system
-  mount_into /etc/resolv.conf /etc/resolv.conf --bind
-  apt_in_chroot update
-  apt_in_chroot install --no-install-recommends --allow-downgrades \
-    -t experimental \
-    "${packages[@]}" > /dev/null
-  unmount_all
-  echo "$want_marker" > "$marker"
+  install_and_mark grpc183 --allow-downgrades -t experimental -- \
+    "${packages[@]}"
   echo "== grpc183: chroot ready in $((SECONDS - start)) s"
 else
   echo "== grpc183: reusing the chroot in $chroot_dir"

@@ -109,7 +109,7 @@ build_benchmarks() {
   local keep=()
   if [[ -f "$build/CMakeCache.txt" ]]; then
     for option in POOLED_GZIP_BUILD_EXAMPLES POOLED_GZIP_BUILD_TESTS; do
-      value="$(sed -n "s/^$option:BOOL=//p" "$build/CMakeCache.txt")"
+      value="$(sed -n "s/^$option:[A-Z]*=//p" "$build/CMakeCache.txt")"
       if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
     done
   fi
@@ -175,7 +175,7 @@ run_decoding() {
     echo "median of $decoder_reps. *exact*: the default decoder with"
     echo "\`Options::exact_zlib_refusals\`; *library*: the default decoder's library"
     echo "alone, the message in one block into a buffer of its own. The default"
-    echo "decoder's time is in bold (README, \"Decoders\")."
+    echo "decoder's time is in bold (docs/backends.md, \"Decoders\")."
     sed -n '/^| format /,$p' "$raw/decoder_bench.log"
   } >"$results/decoding.md"
   log "done: $results/decoding.md"

@@ -4,18 +4,22 @@
 # interop, reliability, metrics, bench smoke, style), then the gRPC 1.83
 # stage (the unit, e2e, reliability and package tests built and run against
 # gRPC 1.83 in a Debian sid chroot, scripts/grpc183_stage.sh), then the
-# arm64 stage (the core codec, activation and package tests cross-built for
-# arm64 Debian 12 and run under qemu-user, scripts/arm64_stage.sh), then the
-# reliability stages: the unit, e2e and reliability tests again under
-# ASan+UBSan (LeakSanitizer included) and under TSan, each in its own clang
-# build folder, and each libFuzzer target for 60 s from the committed seeds.
-# SKIP_GRPC_183=1, SKIP_ARM64=1 and SKIP_SANITIZERS=1 leave stages out for
-# local runs; where CI is set (CI services set it) they are refused before
-# anything is installed, so that a CI run is green only with every stage
-# run.
+# library-only install stage (the README's library-only block run in a
+# minimal Debian 12 root, and a consumer built against what it installed:
+# scripts/library_install_check.sh), then the arm64 stage (the core codec,
+# activation and package tests cross-built for arm64 Debian 12 and run under
+# qemu-user, scripts/arm64_stage.sh), then the reliability stages: the unit,
+# e2e and reliability tests again under ASan+UBSan (LeakSanitizer included)
+# and under TSan, each in its own clang build folder, and each libFuzzer
+# target for 60 s from the committed seeds. SKIP_GRPC_183=1,
+# SKIP_LIBRARY_INSTALL=1, SKIP_ARM64=1 and SKIP_SANITIZERS=1 leave stages
+# out for local runs; where CI is set (CI services set it) they are refused
+# before anything is installed, so that a CI run is green only with every
+# stage run.
 set -euo pipefail
 if [[ -n ${CI:-} ]]; then
-  for switch in SKIP_SANITIZERS SKIP_GRPC_183 SKIP_ARM64; do
+  for switch in SKIP_SANITIZERS SKIP_GRPC_183 SKIP_LIBRARY_INSTALL \
+    SKIP_ARM64; do
     if [[ -n ${!switch:-} ]]; then
       echo "test.sh: $switch=${!switch} is refused where CI is set" \
         "(CI=$CI): CI runs every stage" >&2
@@ -37,12 +41,18 @@ BUILD_DIR=$build_dir "$root/scripts/build.sh"
 (cd "$build_dir" &&
   ctest -j "${JOBS:-2}" --output-on-failure --timeout 600 --no-tests=error)
 
+skipped=()
 if [[ "${SKIP_GRPC_183:-0}" == 1 ]]; then
   echo "SKIPPED (SKIP_GRPC_183=1): the gRPC 1.83 stage"
-  skipped=("the gRPC 1.83 stage")
+  skipped+=("the gRPC 1.83 stage")
 else
   "$root/scripts/grpc183_stage.sh"
-  skipped=()
+fi
+if [[ "${SKIP_LIBRARY_INSTALL:-0}" == 1 ]]; then
+  echo "SKIPPED (SKIP_LIBRARY_INSTALL=1): the library-only install stage"
+  skipped+=("the library-only install stage")
+else
+  "$root/scripts/library_install_check.sh"
 fi
 if [[ "${SKIP_ARM64:-0}" == 1 ]]; then
   echo "SKIPPED (SKIP_ARM64=1): the arm64 stage"

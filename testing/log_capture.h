@@ -28,8 +28,11 @@
 
 namespace pooled_gzip::test_support {
 
+// gpr_log has no warning severity: there, a warning arrives as kError.
+enum class Severity { kInfo, kWarning, kError };
+
 struct LogLine {
-  gpr_log_severity severity;
+  Severity severity;
   std::string message;
 };
 
@@ -85,7 +88,7 @@ class LogCapture {
     static LogCapture* active = nullptr;
     return active;
   }
-  static void Add(gpr_log_severity severity, std::string message) {
+  static void Add(Severity severity, std::string message) {
     std::lock_guard<std::mutex> lock(Mutex());
     if (Active() != nullptr) {
       Active()->lines_.push_back({severity, std::move(message)});
@@ -94,15 +97,18 @@ class LogCapture {
 
 #if POOLED_GZIP_TEST_LOG_THROUGH_GPR
   static void FromGpr(gpr_log_func_args* args) {
-    Add(args->severity, args->message);
+    Add(args->severity == GPR_LOG_SEVERITY_ERROR ? Severity::kError
+                                                 : Severity::kInfo,
+        args->message);
   }
 #else
   class Sink final : public absl::LogSink {
    public:
     void Send(const absl::LogEntry& entry) override {
-      Add(entry.log_severity() >= absl::LogSeverity::kError
-              ? GPR_LOG_SEVERITY_ERROR
-              : GPR_LOG_SEVERITY_INFO,
+      Add(entry.log_severity() >= absl::LogSeverity::kError ? Severity::kError
+          : entry.log_severity() >= absl::LogSeverity::kWarning
+              ? Severity::kWarning
+              : Severity::kInfo,
           std::string(entry.text_message()));
     }
   };

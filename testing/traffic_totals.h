@@ -18,25 +18,13 @@ inline uint64_t RefusedMessages() {
   return refused;
 }
 
-// Messages of `algorithm` ("gzip" or "deflate") the codec declined to
-// compress (they would not have shrunk) or failed to decompress.
-inline uint64_t DeclinedOrFailed(bool compressing,
-                                 const std::string& algorithm) {
-  uint64_t count = 0;
-  for (const TrafficStats& row : GetTrafficStats()) {
-    if (row.compressing == compressing && row.algorithm == algorithm) {
-      count += row.declined_or_failed;
-    }
-  }
-  return count;
-}
-
 // The rows of one direction summed, over one algorithm ("gzip" or
 // "deflate") and one backend ("zlib", "libdeflate", "isal"), each "" for
 // all of them.
 struct DirectionTotals {
   uint64_t messages = 0;
-  uint64_t declined_or_failed = 0;
+  uint64_t declined = 0;
+  uint64_t failed = 0;
   uint64_t refused = 0;
   uint64_t bytes_in = 0;   // of `messages`
   uint64_t bytes_out = 0;  // of `messages`
@@ -46,7 +34,7 @@ struct DirectionTotals {
   uint64_t codec_nanoseconds = 0;
   // Every message the codec was given, whatever became of it.
   uint64_t given() const {
-    return messages + declined_or_failed + refused + skipped;
+    return messages + declined + failed + refused + skipped;
   }
 };
 
@@ -59,7 +47,8 @@ inline DirectionTotals Totals(bool compressing,
     if (!algorithm.empty() && row.algorithm != algorithm) continue;
     if (!backend.empty() && row.backend != backend) continue;
     totals.messages += row.messages;
-    totals.declined_or_failed += row.declined_or_failed;
+    totals.declined += row.declined;
+    totals.failed += row.failed;
     totals.refused += row.refused;
     totals.bytes_in += row.bytes_in;
     totals.bytes_out += row.bytes_out;

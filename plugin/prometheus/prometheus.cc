@@ -48,7 +48,7 @@ void Add(MetricFamily& family, std::vector<ClientMetric::Label> labels,
 }
 
 // User plus system time of the whole process, so that the codec's share
-// of it can be read off one scrape (README, "Metrics").
+// of it can be read off one scrape (docs/reference.md, "Metrics").
 double ProcessCpuSeconds() {
   rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
@@ -117,7 +117,12 @@ void CollectTraffic(std::vector<MetricFamily>& families) {
   MetricFamily declined =
       Family("pooled_gzip_compress_declined_total",
              "Messages sent uncompressed because compressing did not make them "
-             "smaller, or no compressor could be created.",
+             "smaller: normal for small or incompressible messages.",
+             MetricType::Counter);
+  MetricFamily compress_failures =
+      Family("pooled_gzip_compress_failures_total",
+             "Messages sent uncompressed because compressing failed: no "
+             "compressor could be created.",
              MetricType::Counter);
   MetricFamily failures =
       Family("pooled_gzip_decode_failures_total",
@@ -162,17 +167,18 @@ void CollectTraffic(std::vector<MetricFamily>& families) {
     const std::vector<ClientMetric::Label> format_labels(labels.begin() + 1,
                                                          labels.end());
     if (row.compressing) {
-      Add(declined, format_labels, row.declined_or_failed);
+      Add(declined, format_labels, row.declined);
+      Add(compress_failures, format_labels, row.failed);
       Add(skipped, format_labels, row.skipped);
       Add(skipped_bytes, format_labels, row.skipped_bytes);
     } else {
-      Add(failures, format_labels, row.declined_or_failed);
+      Add(failures, format_labels, row.failed);
       Add(refusals, format_labels, row.refused);
     }
   }
   for (MetricFamily* family :
-       {&messages, &input, &output, &seconds, &saved, &declined, &skipped,
-        &skipped_bytes, &failures, &refusals}) {
+       {&messages, &input, &output, &seconds, &saved, &declined,
+        &compress_failures, &skipped, &skipped_bytes, &failures, &refusals}) {
     families.push_back(std::move(*family));
   }
 }

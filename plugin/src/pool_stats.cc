@@ -69,8 +69,8 @@ std::vector<TrafficStats> GetTrafficStats() {
         row.messages = traffic.messages.load(std::memory_order_relaxed);
         row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
         row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);
-        row.declined_or_failed =
-            traffic.declined_or_failed.load(std::memory_order_relaxed);
+        row.declined = traffic.declined.load(std::memory_order_relaxed);
+        row.failed = traffic.failed.load(std::memory_order_relaxed);
         row.refused = traffic.refused.load(std::memory_order_relaxed);
         row.skipped = traffic.skipped.load(std::memory_order_relaxed);
         row.skipped_bytes =
@@ -78,7 +78,8 @@ std::vector<TrafficStats> GetTrafficStats() {
         row.bytes_saved = traffic.bytes_saved.load(std::memory_order_relaxed);
         row.codec_nanoseconds =
             traffic.codec_nanoseconds.load(std::memory_order_relaxed);
-        if (row.messages + row.declined_or_failed + row.refused + row.skipped >
+        if (row.messages + row.declined + row.failed + row.refused +
+                row.skipped >
             0) {
           rows.push_back(std::move(row));
         }

@@ -18,9 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "seam/activation.h"
+#include "seam/built_builders.h"
 #include "seam/call_config.h"
 #include "seam/compressing_interceptor.h"
+#include "seam/grpc_log.h"
 #include "seam/server_limits.h"
 
 namespace pooled_gzip {
@@ -116,8 +120,20 @@ class InstallConfigReader final : public grpc::ServerBuilderOption {
   std::shared_ptr<ConfigSlot> slot_;
 };
 
-std::shared_ptr<ConfigSlot> InstallConfigReaderOn(
-    grpc::ServerBuilder& builder) {
+// `caller` names the set-up call in the warning a late call logs: the
+// builder no longer reads options, so nothing else would tell that the
+// server it built is not set up.
+std::shared_ptr<ConfigSlot> InstallConfigReaderOn(grpc::ServerBuilder& builder,
+                                                  absl::string_view caller) {
+  if (internal::HasBuiltItsServer(builder)) {
+    POOLED_GZIP_LOG(
+        kWarning,
+        absl::StrCat("pooled_gzip: ", caller,
+                     " was called on a grpc::ServerBuilder after its "
+                     "BuildAndStart(): the server it built is not set up by "
+                     "pooled_gzip. Call ",
+                     caller, " before BuildAndStart()."));
+  }
   auto slot = std::make_shared<ConfigSlot>();
   builder.SetOption(std::make_unique<InstallConfigReader>(slot));
   return slot;
@@ -160,12 +176,13 @@ std::shared_ptr<grpc::Channel> CreateChannel(
 
 std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
 CreateServerInterceptorFactory(grpc::ServerBuilder& builder) {
-  return std::make_unique<ServerFactory>(InstallConfigReaderOn(builder));
+  return std::make_unique<ServerFactory>(
+      InstallConfigReaderOn(builder, "CreateServerInterceptorFactory"));
 }
 
 void EnableOnServer(grpc::ServerBuilder& builder,
                     ServerInterceptorFactories interceptor_creators) {
-  auto slot = InstallConfigReaderOn(builder);
+  auto slot = InstallConfigReaderOn(builder, "EnableOnServer");
   // The codec is installed in BuildAndStart, once the arguments say
   // whether this server is enabled; the fallback is needed only where it
   // cannot be.

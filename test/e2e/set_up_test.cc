@@ -2,7 +2,6 @@
 // per process, so every case needs a process in which nothing installed it
 // yet: CTest runs each case in a process of its own.
 
-#include <grpc/support/log.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -31,13 +30,18 @@ struct Server {
   std::string target() const { return "127.0.0.1:" + std::to_string(port); }
 };
 
+// `builder` listening on loopback for `server`, gzip by default.
+void Prepare(grpc::ServerBuilder* builder, Server* server) {
+  builder->AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                            &server->port);
+  builder->RegisterService(&server->service);
+  builder->SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+}
+
 void Start(Server* server, const grpc::ChannelArguments& args,
            bool* active_before_build) {
   grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &server->port);
-  builder.RegisterService(&server->service);
-  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  Prepare(&builder, server);
   grpc_channel_args c_args = args.c_channel_args();
   for (size_t i = 0; i < c_args.num_args; ++i) {
     builder.AddChannelArgument(c_args.args[i].key,
@@ -60,6 +64,23 @@ grpc::Status GzipEcho(const std::string& target) {
     return grpc::Status(grpc::StatusCode::DATA_LOSS, "echo differs");
   }
   return status;
+}
+
+// The lines naming a set-up call made after BuildAndStart that an operator
+// who changed nothing sees: errors, and warnings where gRPC has them.
+constexpr char kLateSetUp[] =
+    "was called on a grpc::ServerBuilder after its BuildAndStart()";
+
+int LateSetUpWarnings(const std::vector<test_support::LogLine>& lines,
+                      const std::string& caller) {
+  int warnings = 0;
+  for (const auto& [severity, message] : lines) {
+    if (message.find(kLateSetUp) == std::string::npos) continue;
+    EXPECT_NE(severity, test_support::Severity::kInfo) << message;
+    EXPECT_NE(message.find(caller), std::string::npos) << message;
+    ++warnings;
+  }
+  return warnings;
 }
 
 TEST(SetUp, EnabledServerInstallsTheCodecWhenItIsBuilt) {
@@ -116,9 +137,75 @@ TEST(SetUp, TheOptOutIsLoggedAsInformation) {
   for (const auto& [severity, message] : lines) {
     if (message.find("POOLED_GZIP_CORE_CODEC=0") == std::string::npos) continue;
     ++reported;
-    EXPECT_EQ(severity, GPR_LOG_SEVERITY_INFO) << message;
+    EXPECT_EQ(severity, test_support::Severity::kInfo) << message;
   }
   EXPECT_EQ(reported, 1);
+}
+
+// Too late to set the server up: the builder reads no option any more. The
+// server runs on stock gRPC, and the call says so instead of nothing.
+TEST(SetUp, EnableOnServerAfterBuildAndStartWarns) {
+  Server server;
+  grpc::ServerBuilder builder;
+  Prepare(&builder, &server);
+  server.server = builder.BuildAndStart();
+  ASSERT_NE(server.server, nullptr);
+  std::vector<test_support::LogLine> lines;
+  {
+    test_support::LogCapture capture;
+    EnableOnServer(builder);
+    lines = capture.Lines();
+  }
+  EXPECT_EQ(LateSetUpWarnings(lines, "EnableOnServer"), 1);
+  EXPECT_FALSE(CoreCodecActive());
+  const uint64_t before = PoolCheckouts();
+  EXPECT_TRUE(GzipEcho(server.target()).ok());
+  EXPECT_EQ(PoolCheckouts() - before, 0u);  // stock gRPC, both sides
+  server.server->Shutdown();
+}
+
+TEST(SetUp, CreateServerInterceptorFactoryAfterBuildAndStartWarns) {
+  Server server;
+  grpc::ServerBuilder builder;
+  Prepare(&builder, &server);
+  server.server = builder.BuildAndStart();
+  ASSERT_NE(server.server, nullptr);
+  std::vector<test_support::LogLine> lines;
+  {
+    test_support::LogCapture capture;
+    EXPECT_NE(CreateServerInterceptorFactory(builder), nullptr);
+    lines = capture.Lines();
+  }
+  EXPECT_EQ(LateSetUpWarnings(lines, "CreateServerInterceptorFactory"), 1);
+  server.server->Shutdown();
+}
+
+// In time, the same call warns of nothing, on a builder constructed and
+// destroyed after another built: the warning is of this builder.
+TEST(SetUp, EnableOnServerBeforeBuildAndStartDoesNotWarn) {
+  Server first;
+  {
+    grpc::ServerBuilder builder;
+    Prepare(&builder, &first);
+    first.server = builder.BuildAndStart();
+    ASSERT_NE(first.server, nullptr);
+  }
+  Server server;
+  bool active_before_build = true;
+  std::vector<test_support::LogLine> lines;
+  {
+    test_support::LogCapture capture;
+    Start(&server, grpc::ChannelArguments(), &active_before_build);
+    lines = capture.Lines();
+  }
+  ASSERT_NE(server.server, nullptr);
+  EXPECT_EQ(LateSetUpWarnings(lines, "EnableOnServer"), 0);
+  EXPECT_TRUE(CoreCodecActive());
+  const uint64_t before = PoolCheckouts();
+  EXPECT_TRUE(GzipEcho(server.target()).ok());
+  EXPECT_EQ(PoolCheckouts() - before, 4u);  // as when built (above)
+  first.server->Shutdown();
+  server.server->Shutdown();
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ COUNTERS = {
     "pooled_gzip_input_bytes_total",
     "pooled_gzip_output_bytes_total",
     "pooled_gzip_compress_declined_total",
+    "pooled_gzip_compress_failures_total",
     "pooled_gzip_decode_failures_total",
     "pooled_gzip_size_limit_refusals_total",
     "pooled_gzip_contexts_created_total",
@@ -227,6 +228,7 @@ def check_load(before, after, n):
         got = delta(name, algorithm="deflate")
         check(got == 0, "%s{algorithm=deflate} rose by %d" % (name, got))
     for name in ("pooled_gzip_compress_declined_total",
+                 "pooled_gzip_compress_failures_total",
                  "pooled_gzip_decode_failures_total",
                  "pooled_gzip_size_limit_refusals_total",
                  "pooled_gzip_compress_skipped_total",

@@ -1,6 +1,6 @@
-// pooled_gzip_codec_seconds_total as the collector reports it: for every
-// series, the TrafficStats row of the same labels' codec_nanoseconds in
-// seconds. Links the shared library and the component only, as an
+// The collector's series against the TrafficStats fields they report:
+// pooled_gzip_codec_seconds_total per row, the declined and failure series
+// summed. Links the shared library and the component only, as an
 // application does, so that the collector reads the counters the messages
 // below moved.
 
@@ -11,15 +11,21 @@
 #include <prometheus/metric_family.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "generic_echo.h"
 #include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
+#include "pooled_gzip/pooled_gzip.h"
 #include "pooled_gzip/prometheus.h"
 #include "pooled_gzip/raw_mode.h"
 
@@ -83,6 +89,92 @@ TEST(PrometheusCollector, CodecSecondsAreTheTrafficStatsNanoseconds) {
   // The four messages above each took time in a row of their own:
   // compress and decompress, gzip and deflate.
   EXPECT_GE(timed_rows, 4);
+}
+
+// The sum of a series over its labels, as the collector reports it.
+double SeriesTotal(const std::string& name) {
+  double total = 0;
+  for (const prometheus::MetricFamily& family :
+       CreateMetricsCollectable()->Collect()) {
+    if (family.name != name) continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      total += metric.counter.value;
+    }
+  }
+  return total;
+}
+
+// TrafficStats' `field` summed over the rows of one direction.
+uint64_t TrafficTotal(bool compressing, uint64_t TrafficStats::*field) {
+  uint64_t total = 0;
+  for (const TrafficStats& row : GetTrafficStats()) {
+    if (row.compressing == compressing) total += row.*field;
+  }
+  return total;
+}
+
+// A message too small to shrink is declined, which is no failure; a
+// message that does not inflate is one. Each has a series of its own.
+TEST(PrometheusCollector, DeclinedAndFailedMessagesHaveTheirOwnSeries) {
+  consumer::EchoService service;
+  int port = 0;
+  std::unique_ptr<grpc::Server> server = consumer::StartGzipServer(
+      &service, &port,
+      [](grpc::ServerBuilder& builder) { EnableOnServer(builder); });
+  ASSERT_NE(server, nullptr);
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  grpc::GenericStub stub(CreateChannel("127.0.0.1:" + std::to_string(port),
+                                       grpc::InsecureChannelCredentials(),
+                                       args));
+  // Core hands every message to the codec there, 1-byte ones included.
+  ASSERT_TRUE(CoreCodecActive()) << "this case is of the core codec";
+  const uint64_t declined_before = TrafficTotal(true, &TrafficStats::declined);
+  const uint64_t compress_failed_before =
+      TrafficTotal(true, &TrafficStats::failed);
+  const uint64_t decode_failed_before =
+      TrafficTotal(false, &TrafficStats::failed);
+
+  // One byte: no gzip stream is that short. Sent plain both ways.
+  grpc::ByteBuffer response;
+  ASSERT_TRUE(consumer::CallEcho(&stub, "x", &response).ok());
+  EXPECT_EQ(consumer::Bytes(response), "x");
+  // A zlib stream sent on a gzip call, as raw mode sends a buffer marked
+  // with another algorithm than the call's: the server inflates it as gzip,
+  // and fails.
+  grpc::ByteBuffer deflated;
+  ASSERT_TRUE(EncodeBytes(Words(4096), GRPC_COMPRESS_DEFLATE, &deflated).ok());
+  {
+    grpc::ClientContext context;
+    context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+    grpc::ByteBuffer reply;
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    std::optional<grpc::Status> status;
+    stub.UnaryCall(&context, "/consumer.Echo/Echo", grpc::StubOptions(),
+                   &deflated, &reply, [&](grpc::Status s) {
+                     std::lock_guard<std::mutex> lock(mutex);
+                     status = std::move(s);
+                     done_cv.notify_one();
+                   });
+    std::unique_lock<std::mutex> lock(mutex);
+    done_cv.wait(lock, [&] { return status.has_value(); });
+    EXPECT_FALSE(status->ok());
+  }
+
+  const uint64_t declined = TrafficTotal(true, &TrafficStats::declined);
+  const uint64_t compress_failed = TrafficTotal(true, &TrafficStats::failed);
+  const uint64_t decode_failed = TrafficTotal(false, &TrafficStats::failed);
+  EXPECT_EQ(declined - declined_before, 2u);  // the request and its echo
+  EXPECT_EQ(compress_failed, compress_failed_before);
+  EXPECT_EQ(decode_failed - decode_failed_before, 1u);
+  EXPECT_DOUBLE_EQ(SeriesTotal("pooled_gzip_compress_declined_total"),
+                   static_cast<double>(declined));
+  EXPECT_DOUBLE_EQ(SeriesTotal("pooled_gzip_compress_failures_total"),
+                   static_cast<double>(compress_failed));
+  EXPECT_DOUBLE_EQ(SeriesTotal("pooled_gzip_decode_failures_total"),
+                   static_cast<double>(decode_failed));
+  server->Shutdown();
 }
 
 // The series reported before any traffic name the decoders the library

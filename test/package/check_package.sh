@@ -9,7 +9,9 @@ consumer_dir=$2
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-cmake --install "$build_dir" --prefix "$scratch/prefix" > /dev/null
+# shellcheck source=install_into_scratch.sh
+source "$(dirname "${BASH_SOURCE[0]}")/install_into_scratch.sh"
+install_into_scratch "$build_dir" "$scratch"
 
 echo "== CMake, pooled_gzip::pooled_gzip before gRPC, and after it"
 cmake -S "$consumer_dir" -B "$scratch/cmake-build" \
@@ -23,9 +25,6 @@ cmake -S "$consumer_dir" -B "$scratch/no-prometheus-build" \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" \
   -DCMAKE_DISABLE_FIND_PACKAGE_prometheus-cpp=TRUE > /dev/null
 
-libdir=$(find "$scratch/prefix" -name pooled_gzip.pc -printf '%h\n')
-libdir=${libdir%/pkgconfig}
-export PKG_CONFIG_PATH="$libdir/pkgconfig"
 echo "== pkg-config"
 # shellcheck disable=SC2046  # pkg-config output is meant to be split
 c++ -std=c++17 "$consumer_dir/main.cc" -o "$scratch/pkg-config-consumer" \

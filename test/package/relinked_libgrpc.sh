@@ -10,7 +10,9 @@
 #   ubuntu    the same with -Wl,-Bsymbolic-functions, which Ubuntu's
 #             dpkg-buildflags add to every shared library: libgrpc binds its
 #             own calls, no slot can be pointed. Not active, and the log
-#             names the way out, the static flavour (BUILD_SHARED_LIBS=OFF).
+#             names the way out, the static flavour (BUILD_SHARED_LIBS=OFF),
+#             also at gRPC's default verbosity (GRPC_VERBOSITY unset), with
+#             the core codec asked for (POOLED_GZIP_CORE_CODEC=1) or not.
 #   stand-in  message_compress.cc.o replaced by relinked_libgrpc_stand_in.cc,
 #             the same two functions with another contract. The admission
 #             probe refuses it, the log names the first difference, and no
@@ -137,12 +139,19 @@ has() { grep -q -F -- "$1" "$scratch/$variant.log"; }
 
 # Runs the consumer on VARIANT's libgrpc expecting PATH (active|fallback);
 # checks that it was that libgrpc that was loaded; prints the log line.
+# VERBOSITY is GRPC_VERBOSITY (INFO unless given; "unset" for gRPC's
+# default), LOG_AS the name of the run's log (VARIANT unless given), and
+# further arguments (NAME=value) are added to the consumer's environment.
 run_consumer() {
   variant=$1
-  local expected=$2 dir="$cache/$1"
+  local expected=$2 verbosity=${3:-INFO} log_as=${4:-$1} dir="$cache/$1"
+  shift $(($# < 4 ? $# : 4))
+  local settings=(-u GRPC_VERBOSITY "$@")
+  [[ $verbosity == unset ]] || settings+=("GRPC_VERBOSITY=$verbosity")
+  variant=$log_as
   echo "== $variant: expecting the $expected path"
   mkdir -p "$scratch/ld-$variant"
-  if ! LD_LIBRARY_PATH="$dir:$libdir" GRPC_VERBOSITY=INFO LD_DEBUG=libs \
+  if ! env "${settings[@]}" LD_LIBRARY_PATH="$dir:$libdir" LD_DEBUG=libs \
        LD_DEBUG_OUTPUT="$scratch/ld-$variant/trace" \
        timeout 60 "$scratch/consumer" "$expected" \
        > "$scratch/$variant.log" 2>&1; then
@@ -172,6 +181,17 @@ done
 run_consumer ubuntu fallback
 has "pooled_gzip: core codec NOT active" || fail "the core codec is active"
 has "BUILD_SHARED_LIBS=OFF" || fail "the log does not name the static flavour"
+
+# A process whose core codec cannot be active says so where an operator who
+# changed nothing looks: gRPC's default verbosity, which prints errors
+# (gRPC 1.51) or leaves Abseil's default (1.66 on). Asking for the codec
+# with POOLED_GZIP_CORE_CODEC=1 is no choice of the fallback.
+for asked in "" POOLED_GZIP_CORE_CODEC=1; do
+  run_consumer ubuntu fallback unset "ubuntu-default-verbosity${asked:+-asked}" \
+    ${asked:+"$asked"}
+  has "pooled_gzip: core codec NOT active" ||
+    fail "not active, and silent at gRPC's default verbosity"
+done
 
 run_consumer stand-in fallback
 has "pooled_gzip: core codec NOT active" || fail "the core codec is active"

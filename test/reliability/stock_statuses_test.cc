@@ -172,7 +172,7 @@ TEST_F(StockStatusesTest, ResponseOverTheClientLimit) {
 
 // Past the cap (twice gRPC's default limit here, 8 MiB), the codec refuses
 // the message while inflating it, and gRPC fails the call as it fails any
-// decompression: the README's table quotes these.
+// decompression: the table of docs/reference.md, "Limits", quotes these.
 TEST_F(StockStatusesTest, BeyondTheCapTheCallFailsAsADecompressionError) {
   constexpr size_t kBeyond = 9 * kMiB;  // about 3 MiB compressed
   echo::RunningServer pooled = echo::StartEchoServer({});

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# scripts/test.sh where CI is set: SKIP_SANITIZERS, SKIP_GRPC_183 and
-# SKIP_ARM64 are refused at once, naming the variable, before anything is
-# installed. Runs a copy of the script beside a stand-in install_deps.sh
-# that leaves a mark and stops the run, so that a refusal that does not
-# happen costs no install and no build; without CI the same switches reach
-# it.
+# scripts/test.sh where CI is set: SKIP_SANITIZERS, SKIP_GRPC_183,
+# SKIP_LIBRARY_INSTALL and SKIP_ARM64 are refused at once, naming the
+# variable, before anything is installed. Runs a copy of the script beside a
+# stand-in install_deps.sh that leaves a mark and stops the run, so that a
+# refusal that does not happen costs no install and no build; without CI the
+# same switches reach it.
 set -euo pipefail
 script=$(cd "$(dirname "$0")/../.." && pwd)/scripts/test.sh
 scratch=$(mktemp -d)
@@ -25,7 +25,8 @@ expect() {
   shift
   rm -f "$scratch/scripts/installing"
   local status=0 output
-  output=$(env -u CI -u SKIP_SANITIZERS -u SKIP_GRPC_183 -u SKIP_ARM64 "$@" \
+  output=$(env -u CI -u SKIP_SANITIZERS -u SKIP_GRPC_183 \
+    -u SKIP_LIBRARY_INSTALL -u SKIP_ARM64 "$@" \
     "$scratch/scripts/test.sh" 2>&1) || status=$?
   local installed=no
   [[ -e $scratch/scripts/installing ]] && installed=yes
@@ -47,7 +48,8 @@ expect() {
   fi
 }
 
-for switch in SKIP_SANITIZERS SKIP_GRPC_183 SKIP_ARM64; do
+for switch in SKIP_SANITIZERS SKIP_GRPC_183 SKIP_LIBRARY_INSTALL \
+  SKIP_ARM64; do
   expect refused CI=true "$switch=1"
   expect installs "$switch=1"
 done

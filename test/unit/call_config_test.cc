@@ -310,7 +310,7 @@ TEST(Configure, TheDecoderDefaultsToTheFastestPerFormat) {
   options.decoder.reset();
   ASSERT_TRUE(Configure(options).ok());
   const DecompressSettings decompress = CurrentDecompressSettings();
-  // Whoever compresses: README, "Decoders", measures each on each.
+  // Whoever compresses: docs/backends.md, "Decoders", measures each on each.
   EXPECT_EQ(decompress.gzip_decoder, Backend::kLibdeflate);
   EXPECT_EQ(decompress.zlib_decoder, Backend::kIsal);
   EXPECT_EQ(ConfiguredReader(Format::kGzip).backend, Backend::kLibdeflate);

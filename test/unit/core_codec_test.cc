@@ -177,10 +177,10 @@ using ::pooled_gzip::test_support::RefusedMessages;
 
 uint64_t Refusals() { return RefusedMessages(); }
 
-uint64_t Declined(grpc_compression_algorithm algorithm) {
-  return ::pooled_gzip::test_support::DeclinedOrFailed(
-      /*compressing=*/true,
-      algorithm == GRPC_COMPRESS_GZIP ? "gzip" : "deflate");
+test_support::DirectionTotals TotalsOf(bool compressing,
+                                       grpc_compression_algorithm algorithm) {
+  return test_support::Totals(
+      compressing, algorithm == GRPC_COMPRESS_GZIP ? "gzip" : "deflate");
 }
 
 constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
@@ -468,18 +468,48 @@ TEST_F(CoreCodecTest, CapRefusesLargerMessagesOnly) {
 
 // Every message below MinStreamBytes is declined, and counted as declined,
 // as longer incompressible ones are: gzip's 19-byte minimum once skipped
-// the counters.
-TEST_F(CoreCodecTest, TooShortToShrinkIsCountedAsDeclined) {
+// the counters. Declining is core's rule at work, not a failure.
+TEST_F(CoreCodecTest, TooShortToShrinkIsCountedAsDeclinedNotFailed) {
   for (grpc_compression_algorithm algorithm :
        {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
     const size_t min_stream = MinStreamBytes(*FormatOf(algorithm));
     for (size_t size : {size_t{1}, min_stream / 2, min_stream - 1}) {
-      const uint64_t declined = Declined(algorithm);
+      const test_support::DirectionTotals before = TotalsOf(true, algorithm);
       const std::string message(size, 'a');
       EXPECT_EQ(RunCodec(&PooledCompress, algorithm, message, Slicing::kOne, 0),
                 (Outcome{0, "PRE" + message}));
-      EXPECT_EQ(Declined(algorithm), declined + 1)
+      const test_support::DirectionTotals after = TotalsOf(true, algorithm);
+      EXPECT_EQ(after.declined, before.declined + 1)
           << "algorithm " << algorithm << ", " << size << " B";
+      EXPECT_EQ(after.failed, before.failed)
+          << "algorithm " << algorithm << ", " << size << " B";
+    }
+  }
+}
+
+// A message that does not inflate (corrupt, or cut short) is a failure, and
+// neither declined nor refused.
+TEST_F(CoreCodecTest, CorruptOrTruncatedMessagesAreCountedAsFailed) {
+  for (grpc_compression_algorithm algorithm :
+       {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
+    const Outcome compressed =
+        RunCodec(Stock().compress, algorithm, Words(2000, 7), Slicing::kOne, 0);
+    ASSERT_EQ(compressed.result, 1);
+    const std::string stream = compressed.output.substr(3);  // less "PRE"
+    std::string corrupt = stream;
+    corrupt[corrupt.size() / 2] ^= 0x55;
+    for (const std::string& bad :
+         {corrupt, stream.substr(0, stream.size() / 2)}) {
+      const test_support::DirectionTotals before = TotalsOf(false, algorithm);
+      const uint64_t declined_before = TotalsOf(true, algorithm).declined;
+      EXPECT_EQ(
+          RunCodec(&PooledDecompress, algorithm, bad, Slicing::kOne, 0).result,
+          0);
+      const test_support::DirectionTotals after = TotalsOf(false, algorithm);
+      EXPECT_EQ(after.failed, before.failed + 1) << "algorithm " << algorithm;
+      EXPECT_EQ(after.refused, before.refused) << "algorithm " << algorithm;
+      EXPECT_EQ(after.declined, 0u) << "algorithm " << algorithm;
+      EXPECT_EQ(TotalsOf(true, algorithm).declined, declined_before);
     }
   }
 }
@@ -553,12 +583,12 @@ TEST_F(CoreCodecTest, ContextsThatCannotBeCreatedAreFailuresNotRefusals) {
   EXPECT_EQ(deflated, (Outcome{0, "PRE" + message}));  // sent plain
   const test_support::DirectionTotals inflating =
       test_support::Totals(/*compressing=*/false, "gzip", "libdeflate");
-  EXPECT_EQ(inflating.declined_or_failed,
-            inflating_before.declined_or_failed + 1);
+  EXPECT_EQ(inflating.failed, inflating_before.failed + 1);
   EXPECT_EQ(inflating.refused, inflating_before.refused);
-  EXPECT_EQ(test_support::Totals(/*compressing=*/true, "gzip", "libdeflate")
-                .declined_or_failed,
-            deflating_before.declined_or_failed + 1);
+  const test_support::DirectionTotals deflating =
+      test_support::Totals(/*compressing=*/true, "gzip", "libdeflate");
+  EXPECT_EQ(deflating.failed, deflating_before.failed + 1);
+  EXPECT_EQ(deflating.declined, deflating_before.declined);
   EXPECT_EQ(LinesContaining(lines, "max_decompressed_bytes"), 0u);
   EXPECT_EQ(LinesContaining(lines, "cannot create a libdeflate decompressor"),
             1u);

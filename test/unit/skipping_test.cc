@@ -62,8 +62,8 @@ TEST(LooksIncompressible, ForCompressedData) {
   // Deflate output of every realistic kind: what a message carrying a
   // .gz, a PNG's IDAT or a zip member holds. Its first KiB is not judged
   // so: the block header and the first codes of very repetitive input (a
-  // twenty-word vocabulary, say) skew its bytes (README, "Skipping what
-  // does not compress").
+  // twenty-word vocabulary, say) skew its bytes (docs/reference.md, "Skipping
+  // what does not compress").
   for (Kind kind : payloads::AllKinds()) {
     const std::string compressed = plain_zlib::Deflate(
         payloads::Make(kind, 2 << 20), Format::kGzip, /*level=*/9);
@@ -130,7 +130,8 @@ TEST(Compress, SkipsIncompressibleMessagesAndCountsThem) {
   EXPECT_EQ(after.skipped - before.skipped, 1u);
   EXPECT_EQ(after.skipped_bytes - before.skipped_bytes, random.size());
   EXPECT_EQ(after.messages, before.messages);
-  EXPECT_EQ(after.declined_or_failed, before.declined_or_failed);
+  EXPECT_EQ(after.declined, before.declined);
+  EXPECT_EQ(after.failed, before.failed);
   EXPECT_GT(after.codec_nanoseconds, before.codec_nanoseconds);
   // Off, the same message is compressed.
   EXPECT_TRUE(CompressToString(random, SkipOptions(false, 0), &out).ok());

@@ -19,7 +19,7 @@ namespace pooled_gzip {
 // a message in one pass and zlib decides whatever it refuses, so every
 // refusal is the zlib backend's (the same status and words). Without
 // Options::exact_zlib_refusals a fast decoder may also take a few streams
-// zlib refuses, which no encoder writes (README, "Decoders").
+// zlib refuses, which no encoder writes (docs/backends.md, "Decoders").
 enum class Backend {
   // The reference; at its default level, byte-identical to gRPC core.
   kZlib,
@@ -30,15 +30,17 @@ enum class Backend {
   // Intel ISA-L (igzip): streaming, the fastest, for more bytes than zlib.
   kIsal,
 };
-// README, "Backends", measures each backend and level against zlib-6.
+// docs/backends.md, "Backends", measures each backend and level against
+// zlib-6.
 
 // The backend's own default level: zlib 6 (what gRPC core uses),
 // libdeflate 6, ISA-L 1.
 inline constexpr int kDefaultLevel = -1;
 
-// The decoders of Options::decoder unset, measured the fastest (README,
-// "Decoders"). libdeflate cannot take the zlib format in one shot (it
-// carries no size to allocate the output by), so ISA-L reads deflate.
+// The decoders of Options::decoder unset, measured the fastest
+// (docs/backends.md, "Decoders"). libdeflate cannot take the zlib format in
+// one shot (it carries no size to allocate the output by), so ISA-L reads
+// deflate.
 inline constexpr Backend kDefaultGzipDecoder = Backend::kLibdeflate;
 inline constexpr Backend kDefaultDeflateDecoder = Backend::kIsal;
 
@@ -50,10 +52,10 @@ inline Backend DefaultDecoder(absl::string_view algorithm) {
 
 struct Options {
   // The fastest backend whose messages stay within 5% of zlib-6's size on
-  // realistic payloads (README, "Choosing one").
+  // realistic payloads (docs/backends.md, "Choosing one").
   Backend backend = Backend::kLibdeflate;
   // The backend's own levels, higher slower and smaller: zlib 0..9 and
-  // libdeflate 0..12 (0 stores), ISA-L 0..3 (all compress). README,
+  // libdeflate 0..12 (0 stores), ISA-L 0..3 (all compress). docs/backends.md,
   // "Levels", says what each costs; libdeflate's 10..12 hold far more heap
   // per context, which counts against max_pooled_bytes.
   int level = kDefaultLevel;
@@ -69,14 +71,14 @@ struct Options {
   // checksum and size still match what they decode; no encoder makes them,
   // and the cap and the checksums hold either way. On, a check of ours reads
   // each body before the fast decoder does, which costs up to about half
-  // its speed on messages of several blocks (README, "Decoders").
+  // its speed on messages of several blocks (docs/backends.md, "Decoders").
   bool exact_zlib_refusals = false;
   // Opt-in ways to send a message uncompressed without compressing it
   // first, off by default so that the wire stays stock gRPC's. They act on
   // the core codec only: on the interceptor path gRPC would compress such a
   // message itself, and raw mode compresses what it is given.
-  // GetTrafficStats() counts the messages as skipped. README, "Skipping what
-  // does not compress".
+  // GetTrafficStats() counts the messages as skipped. docs/reference.md,
+  // "Skipping what does not compress".
   // A message whose sampled bytes are near-uniform: media, encrypted or
   // already-compressed data, which deflate would shrink by under about 1%.
   bool skip_incompressible = false;
@@ -89,9 +91,9 @@ struct Options {
   // the core codec was installed, and at least twice gRPC's default 4 MiB.
   // A message over its receiver's limit but within the cap is inflated, so
   // that gRPC refuses it with its own RESOURCE_EXHAUSTED; a larger one stops
-  // at the cap and fails as a decompression error (README, "Limits").
-  // Unlimited receive limits never raise the cap; only this field can:
-  // SIZE_MAX is no cap at all, as stock gRPC (a bomb inflates in full).
+  // at the cap and fails as a decompression error (docs/reference.md,
+  // "Limits"). Unlimited receive limits never raise the cap; only this field
+  // can: SIZE_MAX is no cap at all, as stock gRPC (a bomb inflates in full).
   std::optional<size_t> max_decompressed_bytes;
   // Idle contexts one thread keeps per kind (writers per backend, format
   // and level; readers per backend, format and exact_zlib_refusals). A thread

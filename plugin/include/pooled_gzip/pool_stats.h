@@ -67,9 +67,12 @@ struct TrafficStats {
   uint64_t bytes_in = 0;    // of those messages: what the codec was given
   uint64_t bytes_out = 0;   // and what it produced
   // Compressing: messages sent plain because compressing did not make them
-  // smaller (core's rule). Decompressing: corrupt or truncated input. Both:
-  // messages failed because no context could be created (out of memory).
-  uint64_t declined_or_failed = 0;
+  // smaller (core's rule). Normal for small or incompressible messages, not
+  // an error.
+  uint64_t declined = 0;
+  // Errors. Decompressing: corrupt or truncated input. Both: messages failed
+  // because no context could be created (out of memory).
+  uint64_t failed = 0;
   // Decompressing: messages refused for inflating past a size limit (the
   // core codec's cap, or raw mode's max_message_bytes).
   uint64_t refused = 0;
@@ -81,8 +84,8 @@ struct TrafficStats {
   // they took on the wire (a stream larger than its message saves none).
   uint64_t bytes_saved = 0;
   // Time inside the codec for the messages of this row, whatever their
-  // outcome, on the monotonic clock (README, "Codec time"); messages turned
-  // away before any work (too short for any stream, or than
+  // outcome, on the monotonic clock (docs/design.md, "Codec time"); messages
+  // turned away before any work (too short for any stream, or than
   // min_compress_bytes) add none.
   uint64_t codec_nanoseconds = 0;
 };

@@ -56,7 +56,8 @@ POOLED_GZIP_EXPORT std::shared_ptr<grpc::Channel> CreateChannel(
 // codec cannot be active, an interceptor after `interceptor_creators`
 // compresses responses; SetInterceptorCreators replaces the builder's list,
 // so pass yours here, or use CreateServerInterceptorFactory. Call once per
-// builder, before BuildAndStart.
+// builder, before BuildAndStart: after it, the call cannot set up the server
+// already built, and logs a warning saying so.
 POOLED_GZIP_EXPORT void EnableOnServer(
     grpc::ServerBuilder& builder,
     ServerInterceptorFactories interceptor_creators = {});
@@ -83,8 +84,11 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 // call. It stays off where that cannot work (a gRPC whose codec answers
 // otherwise, a static gRPC linked without the options, a libgrpc linked
 // -Bsymbolic-functions, a shared libgrpc on an architecture other than
-// x86-64 and aarch64) and logs once why, and what to do. The environment
-// variable POOLED_GZIP_CORE_CODEC=0 keeps it off. Linking the library without
+// x86-64 and aarch64) and logs once
+// why, and what to do, as an error in gRPC's log (printed at gRPC's default
+// verbosity). The environment variable POOLED_GZIP_CORE_CODEC=0 keeps it
+// off, which, like the codec being active, is logged as information
+// (printed with GRPC_VERBOSITY=INFO). Linking the library without
 // installing changes nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
 POOLED_GZIP_EXPORT bool CoreCodecActive();

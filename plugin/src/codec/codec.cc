@@ -91,7 +91,8 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   if (!level.ok()) return level.status();
   const size_t size = TotalSize(input);
   // Messages turned away before any work take no time worth a clock read,
-  // which would cost a quarter of such a message (README, "Codec time").
+  // which would cost a quarter of such a message (docs/design.md,
+  // "Codec time").
   if (size < options.min_input_bytes) {
     CountSkipped(options.format, options.backend, size, 0);
     return NotWorthCompressing();

@@ -1,5 +1,5 @@
 // The libdeflate backend: whole-message deflate, faster than zlib at the
-// same level (README, "Backends"). Its reader takes plain
+// same level (docs/backends.md, "Backends"). Its reader takes plain
 // gzip messages in one call straight into the output; everything else goes
 // to zlib (codec/zlib_fallback.h).
 

@@ -25,10 +25,12 @@ void CountMessage(bool compressing, Format format, Backend backend,
     if (plain > wire) {
       traffic.bytes_saved.fetch_add(plain - wire, std::memory_order_relaxed);
     }
-  } else if (!compressing && absl::IsResourceExhausted(status)) {
-    traffic.refused.fetch_add(1, std::memory_order_relaxed);
+  } else if (!absl::IsResourceExhausted(status)) {
+    traffic.failed.fetch_add(1, std::memory_order_relaxed);
+  } else if (compressing) {
+    traffic.declined.fetch_add(1, std::memory_order_relaxed);
   } else {
-    traffic.declined_or_failed.fetch_add(1, std::memory_order_relaxed);
+    traffic.refused.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

@@ -22,7 +22,8 @@ struct Traffic {
   std::atomic<uint64_t> bytes_in{0};
   std::atomic<uint64_t> bytes_out{0};
   std::atomic<uint64_t> bytes_saved{0};
-  std::atomic<uint64_t> declined_or_failed{0};
+  std::atomic<uint64_t> declined{0};
+  std::atomic<uint64_t> failed{0};
   std::atomic<uint64_t> refused{0};
   std::atomic<uint64_t> skipped{0};
   std::atomic<uint64_t> skipped_bytes{0};
@@ -36,7 +37,7 @@ static_assert(static_cast<int>(Backend::kIsal) + 1 == kBackends,
 Traffic& TrafficOf(bool compressing, Format format, Backend backend);
 
 // Time spent on one message, on the monotonic clock: a vDSO read at each
-// end, a few tens of nanoseconds per message (README, "Codec time").
+// end, a few tens of nanoseconds per message (docs/design.md, "Codec time").
 class CodecTimer {
  public:
   CodecTimer() : start_(std::chrono::steady_clock::now()) {}
@@ -51,9 +52,9 @@ class CodecTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Counts one message's outcome and the time it took: a refusal is a
-// decompression that met the cap (RESOURCE_EXHAUSTED); any other error, or
-// a compression declined as not smaller, is declined_or_failed.
+// Counts one message's outcome and the time it took. RESOURCE_EXHAUSTED is
+// the output limit met: a decompression refused by the cap, a compression
+// declined as not smaller. Any other error is a failure.
 void CountMessage(bool compressing, Format format, Backend backend,
                   const absl::Status& status, size_t bytes_in, size_t bytes_out,
                   uint64_t nanoseconds);

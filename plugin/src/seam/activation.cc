@@ -120,6 +120,8 @@ enum class Route { kNone, kLinkTime, kSlotRewrite };
 struct Plan {
   Route route = Route::kNone;
   std::string explanation;  // why not, or how
+  // Off because the user turned it off, not because it cannot work.
+  bool opted_out = false;
 };
 
 std::string Refused(absl::string_view difference) {
@@ -132,7 +134,8 @@ std::string Refused(absl::string_view difference) {
 Plan MakePlan() {
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
-    return {Route::kNone, "turned off by POOLED_GZIP_CORE_CODEC=0"};
+    return {Route::kNone, "turned off by POOLED_GZIP_CORE_CODEC=0",
+            /*opted_out=*/true};
   }
   if (LinkTimeRoutingInForce()) {
     if (auto difference = FirstContractDifference(Stock())) {
@@ -174,7 +177,8 @@ Plan MakePlan() {
             "-Bsymbolic-functions, as Ubuntu links every library, or "
             "-Bsymbolic or LTO). Use pooled_gzip's static flavour with gRPC's "
             "static archives instead: build pooled_gzip with "
-            "-DBUILD_SHARED_LIBS=OFF and link libgrpc.a (README: Ubuntu)"};
+            "-DBUILD_SHARED_LIBS=OFF and link libgrpc.a (docs/packaging.md, "
+            "\"The static flavour (Ubuntu)\")"};
   }
   return {Route::kSlotRewrite, ""};
 }
@@ -193,6 +197,7 @@ std::atomic<bool> g_lazy_pointed{false};
 struct InstallResult {
   bool active = false;
   std::string explanation;
+  bool opted_out = false;  // Plan::opted_out
 };
 
 SlotReport PointEverySlot() {
@@ -207,7 +212,7 @@ InstallResult Install() {
   const Plan& plan = TheOnePlan();
   switch (plan.route) {
     case Route::kNone:
-      return {false, plan.explanation};
+      return {false, plan.explanation, plan.opted_out};
     case Route::kLinkTime:
       return {true, plan.explanation};
     case Route::kSlotRewrite:
@@ -241,17 +246,18 @@ const InstallResult& Installation() {
   const InstallResult& result = PublishOnce(g_installation, &Install);
   g_active.store(result.active, std::memory_order_release);
   if (before != nullptr) return result;
-  // Logged once, by whichever call published first.
+  // Logged once, by whichever call published first. A codec that cannot
+  // be active is an error, printed at gRPC's default verbosity: the
+  // process runs, but not as its set-up asked. Being active, or turned off
+  // on purpose, is information (GRPC_VERBOSITY=INFO shows it).
   static std::atomic<bool> logged{false};
   if (logged.exchange(true)) return result;
-  const bool opted_out =
-      !result.active && std::getenv("POOLED_GZIP_CORE_CODEC") != nullptr;
   const std::string line = absl::StrCat(
       "pooled_gzip: core codec ", result.active ? "active" : "NOT active", ": ",
       result.explanation, "; ",
       result.active ? "typed and raw calls are pooled both ways"
                     : "outgoing messages use the interceptor path");
-  if (result.active || opted_out) {
+  if (result.active || result.opted_out) {
     POOLED_GZIP_LOG(kInfo, line);
   } else {
     POOLED_GZIP_LOG(kError, line);

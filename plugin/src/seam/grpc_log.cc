@@ -19,14 +19,20 @@ void LogLine(const char* file, int line, LogSeverity severity,
              std::string_view message) {
 #if POOLED_GZIP_LOG_THROUGH_GPR
   gpr_log(file, line,
-          severity == LogSeverity::kError ? GPR_LOG_SEVERITY_ERROR
-                                          : GPR_LOG_SEVERITY_INFO,
+          severity == LogSeverity::kInfo ? GPR_LOG_SEVERITY_INFO
+                                         : GPR_LOG_SEVERITY_ERROR,
           "%s", std::string(message).c_str());
 #else
-  if (severity == LogSeverity::kError) {
-    LOG(ERROR).AtLocation(file, line) << message;
-  } else {
-    LOG(INFO).AtLocation(file, line) << message;
+  switch (severity) {
+    case LogSeverity::kInfo:
+      LOG(INFO).AtLocation(file, line) << message;
+      break;
+    case LogSeverity::kWarning:
+      LOG(WARNING).AtLocation(file, line) << message;
+      break;
+    case LogSeverity::kError:
+      LOG(ERROR).AtLocation(file, line) << message;
+      break;
   }
 #endif
 }

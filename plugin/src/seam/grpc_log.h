@@ -10,7 +10,12 @@
 namespace pooled_gzip {
 namespace internal {
 
-enum class LogSeverity { kInfo, kError };
+// What an operator sees with GRPC_VERBOSITY unset: gRPC 1.51's gpr_log
+// prints errors only; gRPC 1.83 leaves Abseil's settings alone, whose
+// default prints every severity to stderr (errors only once the program
+// calls absl::InitializeLog()). gpr_log has no warning severity: kWarning
+// is an error there, so that it is printed by default on both.
+enum class LogSeverity { kInfo, kWarning, kError };
 
 void LogLine(const char* file, int line, LogSeverity severity,
              std::string_view message);

@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "generic_echo.h"
+#include "pooled_echo.h"
 
 namespace {
 
@@ -39,45 +39,42 @@ int main(int argc, char** argv) {
   // a direct reference to libgrpc, which can put it ahead in the lookup
   // order.
   grpc_init();
-  consumer::EchoService service;
-  int port = 0;
-  std::unique_ptr<grpc::Server> server = consumer::StartGzipServer(
-      &service, &port, [](grpc::ServerBuilder& builder) {
-        pooled_gzip::EnableOnServer(builder);
-      });
-  if (server == nullptr) {
+  consumer::PooledEcho echo;
+  if (!echo.started()) {
     std::cerr << "consumer: no server\n";
     return 1;
   }
-  grpc::ChannelArguments args;
-  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  grpc::GenericStub stub(
-      pooled_gzip::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                 grpc::InsecureChannelCredentials(), args));
 
   const std::string payload = consumer::CompressiblePayload();
   const pooled_gzip::PoolStats before = pooled_gzip::GetPoolStats();
   constexpr int kCalls = 20;
   for (int i = 0; i < kCalls; ++i) {
-    if (!EchoOnce(&stub, payload)) {
+    if (!EchoOnce(echo.stub(), payload)) {
       std::cerr << "consumer: echo " << i << " failed\n";
       return 1;
     }
   }
   const pooled_gzip::PoolStats after = pooled_gzip::GetPoolStats();
-  server->Shutdown();
+  echo.Shutdown();
   grpc_shutdown();
 
   const bool active = pooled_gzip::CoreCodecActive();
   const uint64_t reads = Checkouts(after.readers) - Checkouts(before.readers);
   const uint64_t writes = Checkouts(after.writers) - Checkouts(before.writers);
+  const uint64_t reused = after.writers.reused - before.writers.reused;
   std::cout << "consumer: core codec " << (active ? "active" : "not active")
-            << "; pooled writes " << writes << ", pooled reads " << reads
-            << " for " << kCalls << " gzip echoes\n";
+            << "; pooled writes " << writes << " (" << reused
+            << " on a reused writer), pooled reads " << reads << " for "
+            << kCalls << " gzip echoes\n";
   // Requests and responses: 2 per call, compressed by pooled writers on
   // either path; read by pooled readers exactly when the core codec is on.
   bool ok = writes == 2 * kCalls && reads == (active ? 2 * kCalls : 0);
   if (!ok) std::cerr << "consumer: CoreCodecActive() does not match\n";
+  // Sequential calls on a few threads: writers never reused are no pool.
+  if (reused == 0) {
+    std::cerr << "consumer: no writer was reused\n";
+    ok = false;
+  }
   if (!expected.empty() && expected != (active ? "active" : "fallback")) {
     std::cerr << "consumer: expected the " << expected << " path\n";
     ok = false;
