@@ -17,24 +17,25 @@
 # Everything else (the fallback registrations, the e2e matrix, reliability
 # races, sanitizers, interop) runs on x86-64 only.
 #
-#   scripts/arm64_stage.sh          # set up (or reuse) the root, build, test
-#   scripts/arm64_stage.sh setup    # only set up the root
+#   scripts/arm64_stage.sh          # make (or reuse) the root, build, test
+#   scripts/arm64_stage.sh setup    # only make the root
 #
-# Runs as root (debootstrap, chroot, binfmt_misc). The root lives in
-# $ARM64_ROOT (default /var/tmp/pgz-arm64/root) and is reused by later runs
-# once its setup completed, which a marker file records; the build folder
-# is build-arm64/ in the source tree.
+# Runs as root (binfmt_misc, the build machine's packages). The root is an
+# arm64 Debian 12 sysroot, its packages unpacked without running anything
+# of it (scripts/debian_sysroot.sh). It lives in $ARM64_ROOT (default
+# /var/tmp/pgz-arm64/root) and is reused by later runs made from the same
+# package list; the build folder is build-arm64/ in the source tree.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 arm64_root=${ARM64_ROOT:-/var/tmp/pgz-arm64/root}
-chroot_dir=$arm64_root  # debian_chroot.sh's functions work in it
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 build_dir=$source_dir/build-arm64
 jobs=${JOBS:-2}
 start=$SECONDS
 
 # The sysroot: what the cross build compiles and links against, and what
-# the programs load under emulation. protobuf-compiler-grpc only because
+# the programs load under emulation (their dependencies come along).
+# protobuf-compiler-grpc only because
 # gRPC's CMake config checks that its plugin exists (the build runs the
 # build machine's).
 packages=(
@@ -42,20 +43,20 @@ packages=(
   protobuf-compiler-grpc libabsl-dev zlib1g-dev libdeflate-dev libisal-dev
   libgtest-dev libgmock-dev
 )
-# Changing the list above makes the next run set the root up again.
+# Changing the list above makes the next run make the root again.
 # The build machine's tools: the cross compiler, the emulator and its
 # binfmt_misc registration, and protoc and the gRPC plugin of the same
 # versions as the root's.
 host_packages=(
-  debootstrap qemu-user-static binfmt-support g++-aarch64-linux-gnu
+  qemu-user-static binfmt-support g++-aarch64-linux-gnu
   protobuf-compiler protobuf-compiler-grpc cmake make pkg-config
 )
 
 if [[ $(id -u) -ne 0 ]]; then
-  echo "arm64_stage: needs root (debootstrap, chroot, binfmt_misc)" >&2
+  echo "arm64_stage: needs root (binfmt_misc, the build machine's packages)" >&2
   exit 1
 fi
-source "$source_dir/scripts/debian_chroot.sh"
+source "$source_dir/scripts/debian_sysroot.sh"
 
 step() { echo "== arm64: $* ($((SECONDS - start)) s)"; }
 
@@ -83,11 +84,10 @@ if ! grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64; then
   exit 1
 fi
 
-if ! chroot_ready arm64 "${packages[@]}"; then
-  step "setting up the arm64 Debian 12 root in $arm64_root"
-  debootstrap_minbase bookworm "$mirror" --arch=arm64
-  install_and_mark arm64 -- "${packages[@]}"
-  apt_in_chroot clean  # the root is kept: not its downloaded .deb files
+root_spec=("$arm64_root" arm64 bookworm "$mirror" "${packages[@]}")
+if ! sysroot_ready "${root_spec[@]}"; then
+  step "making the arm64 Debian 12 root in $arm64_root"
+  make_sysroot "${root_spec[@]}"
   step "root ready"
 else
   step "reusing the root in $arm64_root"
@@ -160,7 +160,7 @@ shown='^(CoreCodecTest\.SameResultsAndBytesAsLibgrpc|InstallTest\.ActiveWhenLink
 
 step "typed echo between separate processes"
 scratch=$(mktemp -d)
-trap 'unmount_all; rm -rf "$scratch"' EXIT
+trap 'rm -rf "$scratch"' EXIT
 mkfifo "$scratch/server.pipe"
 # At info, the server logs which slots activation pointed.
 GRPC_VERBOSITY=info timeout 300 "$build_dir/examples/echo_server" --port=0 \
@@ -211,7 +211,7 @@ step "the installed shared library in every link and load order"
   "$source_dir/test/package/consumer"
 
 step "the static flavour with gRPC's archives"
-"$source_dir/test/package/check_static_package.sh" "$source_dir" \
+PACKAGE_JOBS=$jobs "$source_dir/test/package/check_static_package.sh" "$source_dir" \
   "$build_dir/static" "$source_dir/test/package/static_consumer"
 
 step "PASSED"

@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154  # chroot_dir is set by the sourcing script
 # Sourced by the scripts that build and test in a Debian chroot
-# (grpc183_stage.sh, library_install_check.sh, arm64_stage.sh): the chroot
-# is the folder in $chroot_dir, read each time a function runs. Sourcing it
-# sets an EXIT trap that undoes every mount made through mount_into; a
-# script that needs more cleanup calls unmount_all from its own trap.
+# (grpc183_stage.sh, library_install_check.sh): the chroot is the folder in
+# $chroot_dir, read each time a function runs. Sourcing it sets an EXIT
+# trap that undoes every mount made through mount_into; a script that needs
+# more cleanup calls unmount_all from its own trap.
 mounted=()
 unmount_all() {
   local i
@@ -40,14 +40,12 @@ apt_in_chroot() {
   # The mirror's Release files can be past their Valid-Until date.
   in_chroot apt-get -o Acquire::Check-Valid-Until=false -y -qq "$@"
 }
-# debootstrap_minbase SUITE MIRROR [DEBOOTSTRAP OPTIONS...]: a minimal
-# Debian SUITE in $chroot_dir (of the build machine's architecture unless
-# the options say otherwise, e.g. --arch=arm64), unless a completed one is
-# there (debootstrap removes its own /debootstrap folder when it completes;
-# anything else found there is a run that was cut short, and is made again).
+# debootstrap_minbase SUITE MIRROR: a minimal Debian SUITE in $chroot_dir,
+# unless a completed one is there (debootstrap removes its own /debootstrap
+# folder when it completes; anything else found there is a run that was
+# cut short, and is made again).
 debootstrap_minbase() {
   local suite=$1 mirror=$2
-  shift 2
   if [[ -x $chroot_dir/usr/bin/apt-get && ! -d $chroot_dir/debootstrap ]]; then
     return 0
   fi
@@ -58,7 +56,7 @@ debootstrap_minbase() {
   fi
   rm -rf "$chroot_dir"
   mkdir -p "$chroot_dir"
-  debootstrap --variant=minbase "$@" "$suite" "$chroot_dir" "$mirror" \
+  debootstrap --variant=minbase "$suite" "$chroot_dir" "$mirror" \
     > "$chroot_dir.debootstrap.log" 2>&1 || {
     tail -n 20 "$chroot_dir.debootstrap.log" >&2
     exit 1

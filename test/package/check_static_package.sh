@@ -7,6 +7,9 @@
 # order, gRPC's codec calls must be routed to the pooled codec (bomb capped,
 # over-limit refused as stock does); linked with the archive alone, the
 # program must work on the fallback path and name the missing options.
+#
+# Builds with $PACKAGE_JOBS jobs, 1 by default: CTest runs it beside other
+# tests.
 set -euo pipefail
 source_dir=$1
 work_dir=$2
@@ -23,7 +26,7 @@ echo "== the static flavour, built and installed"
 cmake -S "$source_dir" -B "$work_dir/build" -DBUILD_SHARED_LIBS=OFF \
   -DPOOLED_GZIP_BUILD_TESTS=OFF -DPOOLED_GZIP_BUILD_EXAMPLES=OFF \
   -DPOOLED_GZIP_BUILD_BENCHMARKS=OFF "${launcher[@]}" > /dev/null
-cmake --build "$work_dir/build" -j1 > "$scratch/build.log" ||
+cmake --build "$work_dir/build" -j "${PACKAGE_JOBS:-1}" > "$scratch/build.log" ||
   { cat "$scratch/build.log"; exit 1; }
 cmake --install "$work_dir/build" --prefix "$scratch/prefix" > /dev/null
 find "$scratch/prefix" -name 'libpooled_gzip*' -printf '%P\n'
@@ -31,7 +34,7 @@ find "$scratch/prefix" -name 'libpooled_gzip*' -printf '%P\n'
 echo "== the consumer, gRPC linked from its archives"
 cmake -S "$consumer_dir" -B "$work_dir/consumer" \
   -DCMAKE_PREFIX_PATH="$scratch/prefix" "${launcher[@]}" > /dev/null
-cmake --build "$work_dir/consumer" -j1 > "$scratch/consumer.log" ||
+cmake --build "$work_dir/consumer" -j "${PACKAGE_JOBS:-1}" > "$scratch/consumer.log" ||
   { cat "$scratch/consumer.log"; exit 1; }
 bin=$work_dir/consumer
 for program in static_pooled_first static_grpc_first static_without_routing

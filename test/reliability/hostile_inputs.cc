@@ -1,13 +1,12 @@
 #include "hostile_inputs.h"
 
-#include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 #include "plain_zlib.h"
 #include "process_memory.h"
 #include "raw_echo.h"
 #include "seam/byte_buffer_access.h"
+#include "zeros_deflated.h"
 
 namespace pooled_gzip::reliability {
 namespace {
@@ -29,20 +28,8 @@ std::string PayloadFieldHeader(size_t length) {
 }  // namespace
 
 std::string ZeroBomb(size_t zeros, Format format) {
-  // Z_RLE finds the same 258-byte runs as the default strategy at half the
-  // time; the result is the same size.
-  plain_zlib::DeflateOptions options;
-  options.level = 9;
-  options.strategy = Z_RLE;
-  plain_zlib::Deflater deflater(format, options);
-  deflater.Write(PayloadFieldHeader(zeros));
-  const std::vector<char> block(1 << 20, '\0');
-  while (zeros > 0) {
-    const size_t n = std::min(zeros, block.size());
-    deflater.Write(absl::string_view(block.data(), n));
-    zeros -= n;
-  }
-  return deflater.Finish();
+  return plain_zlib::DeflateWithZeros(PayloadFieldHeader(zeros), zeros,
+                                      plain_zlib::WindowBits(format));
 }
 
 grpc::ByteBuffer FlaggedBuffer(absl::string_view bytes,

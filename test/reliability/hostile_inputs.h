@@ -23,8 +23,8 @@ namespace pooled_gzip::reliability {
 inline constexpr size_t kGiB = size_t{1} << 30;
 
 // A decompression bomb: `zeros` zero bytes compressed at level 9 (1 GiB
-// gives about 1 MiB). The zeros are fed from a small buffer, so the
-// uncompressed form never exists in this process. They are the payload of a
+// gives about 1 MiB), made from one deflated MiB (zeros_deflated.h), so
+// the uncompressed form never exists in this process. They are the payload of a
 // serialized EchoRequest, so that a typed server that inflated the whole
 // thing would also have a message it could parse.
 std::string ZeroBomb(size_t zeros, internal::Format format);

@@ -16,9 +16,7 @@
 
 #include <grpc/grpc.h>
 #include <pooled_gzip/pooled_gzip.h>
-#include <zlib.h>
 
-#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <fstream>
@@ -28,9 +26,9 @@
 #include <sstream>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "../consumer/generic_echo.h"
+#include "zeros_deflated.h"
 
 namespace {
 
@@ -227,34 +225,6 @@ grpc::ByteBuffer Plain(const std::string& bytes) {
   return grpc::ByteBuffer(&slice, 1);
 }
 
-// A gzip stream of `size` zero bytes, made with zlib.
-std::string GzipOfZeros(uint64_t size) {
-  z_stream stream{};
-  deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 9,
-               Z_DEFAULT_STRATEGY);
-  const std::vector<unsigned char> zeros(1 << 20, 0);
-  std::vector<unsigned char> out(1 << 16);
-  std::string gzip;
-  uint64_t left = size;
-  int flush = Z_NO_FLUSH;
-  do {
-    if (stream.avail_in == 0 && left > 0) {
-      const uInt chunk = static_cast<uInt>(std::min<uint64_t>(left, 1 << 20));
-      stream.next_in = const_cast<unsigned char*>(zeros.data());
-      stream.avail_in = chunk;
-      left -= chunk;
-    }
-    flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
-    stream.next_out = out.data();
-    stream.avail_out = static_cast<uInt>(out.size());
-    deflate(&stream, flush);
-    gzip.append(reinterpret_cast<char*>(out.data()),
-                out.size() - stream.avail_out);
-  } while (!(flush == Z_FINISH && stream.avail_out != 0));
-  deflateEnd(&stream);
-  return gzip;
-}
-
 // `gzip` as a message gRPC sends as it is, with the compressed flag set:
 // grpc::ByteBuffer holds exactly the C core's buffer, whose raw form names
 // the algorithm its bytes are compressed with.
@@ -282,7 +252,8 @@ bool CheckLimits(grpc::GenericStub* stub) {
   bool ok = true;
   uint64_t rss_before = 0;
   uint64_t rss_after = 0;
-  const std::string bomb = GzipOfZeros(uint64_t{1} << 30);
+  const std::string bomb =
+      pooled_gzip::plain_zlib::DeflateWithZeros("", uint64_t{1} << 30, 15 + 16);
   ok &= PeakRss(stub, &rss_before);
   const grpc::Status bomb_status =
       Call(stub, "/consumer.Echo/Echo", AlreadyGzipped(bomb), nullptr);
