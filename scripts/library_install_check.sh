@@ -32,13 +32,6 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 source "$root/scripts/debian_chroot.sh"
 
-# The block, from README.md: the first fenced block after the marker line.
-readme_block() {
-  awk '/^<!-- snippet: library-install -->$/ { marked = 1; next }
-       marked && /^```/ { if (inside) exit; inside = 1; next }
-       inside { print }' "$1"
-}
-
 # Never remove a folder something is still mounted under.
 remove_run_root() {
   if grep -q " ${run_root}[/ ]" /proc/mounts; then
@@ -68,7 +61,8 @@ tree=${tree:-HEAD}
 src=/src/pooled-gzip
 mkdir -p "$run_root$src"
 git -C "$root" archive "$tree" | tar -x -C "$run_root$src"
-block=$(readme_block "$run_root$src/README.md")
+block=$(python3 "$root/test/docs/extract_snippets.py" --print \
+  library-install "$run_root$src/README.md")
 if [[ -z $block ]]; then
   echo "library_install_check: README.md has no bash block after" \
     "'<!-- snippet: library-install -->'" >&2

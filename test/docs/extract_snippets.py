@@ -29,6 +29,9 @@ block without a harness, or a harness without a block.
 Writes into OUT: cpp/ (each harness and its two .inc files), sh/ (each run
 shell block and its runner), and projects/NAME/ (CMakeLists.txt and main.cc
 per CMake block), and prints what it wrote.
+
+    extract_snippets.py README.md HARNESS_DIR OUT
+    extract_snippets.py --print NAME README.md   # one block's text, as is
 """
 import os
 import re
@@ -79,7 +82,20 @@ def parse(path):
     return blocks, errors
 
 
+def print_block(name, readme):
+    blocks, errors = parse(readme)
+    texts = [text for n, _, text, _ in blocks if n == name]
+    if errors or len(texts) != 1:
+        print("\n".join(errors) or "%s: no single snippet %s" % (readme, name),
+              file=sys.stderr)
+        return 1
+    sys.stdout.write(texts[0])
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--print":
+        return print_block(sys.argv[2], sys.argv[3])
     readme, harness_dir, out = sys.argv[1:4]
     blocks, errors = parse(readme)
     seen = {}

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,23 @@ int LateSetUpWarnings(const std::vector<test_support::LogLine>& lines,
   return warnings;
 }
 
+// Builds and starts `server`, then makes `late_call` on its builder and
+// returns what that call logged.
+std::vector<test_support::LogLine> LogOfLateSetUp(
+    Server* server,
+    const std::function<void(grpc::ServerBuilder&)>& late_call) {
+  grpc::ServerBuilder builder;
+  Prepare(&builder, server);
+  server->server = builder.BuildAndStart();
+  if (server->server == nullptr) {
+    ADD_FAILURE() << "the server did not start";
+    return {};
+  }
+  test_support::LogCapture capture;
+  late_call(builder);
+  return capture.Lines();
+}
+
 TEST(SetUp, EnabledServerInstallsTheCodecWhenItIsBuilt) {
   Server server;
   bool active_before_build = true;
@@ -146,16 +164,9 @@ TEST(SetUp, TheOptOutIsLoggedAsInformation) {
 // server runs on stock gRPC, and the call says so instead of nothing.
 TEST(SetUp, EnableOnServerAfterBuildAndStartWarns) {
   Server server;
-  grpc::ServerBuilder builder;
-  Prepare(&builder, &server);
-  server.server = builder.BuildAndStart();
+  const auto lines = LogOfLateSetUp(
+      &server, [](grpc::ServerBuilder& builder) { EnableOnServer(builder); });
   ASSERT_NE(server.server, nullptr);
-  std::vector<test_support::LogLine> lines;
-  {
-    test_support::LogCapture capture;
-    EnableOnServer(builder);
-    lines = capture.Lines();
-  }
   EXPECT_EQ(LateSetUpWarnings(lines, "EnableOnServer"), 1);
   EXPECT_FALSE(CoreCodecActive());
   const uint64_t before = PoolCheckouts();
@@ -166,16 +177,10 @@ TEST(SetUp, EnableOnServerAfterBuildAndStartWarns) {
 
 TEST(SetUp, CreateServerInterceptorFactoryAfterBuildAndStartWarns) {
   Server server;
-  grpc::ServerBuilder builder;
-  Prepare(&builder, &server);
-  server.server = builder.BuildAndStart();
-  ASSERT_NE(server.server, nullptr);
-  std::vector<test_support::LogLine> lines;
-  {
-    test_support::LogCapture capture;
+  const auto lines = LogOfLateSetUp(&server, [](grpc::ServerBuilder& builder) {
     EXPECT_NE(CreateServerInterceptorFactory(builder), nullptr);
-    lines = capture.Lines();
-  }
+  });
+  ASSERT_NE(server.server, nullptr);
   EXPECT_EQ(LateSetUpWarnings(lines, "CreateServerInterceptorFactory"), 1);
   server.server->Shutdown();
 }
