@@ -35,9 +35,8 @@ start=$SECONDS
 
 # The sysroot: what the cross build compiles and links against, and what
 # the programs load under emulation (their dependencies come along).
-# protobuf-compiler-grpc only because
-# gRPC's CMake config checks that its plugin exists (the build runs the
-# build machine's).
+# protobuf-compiler-grpc only because gRPC's CMake config checks that its
+# plugin exists (the build runs the build machine's).
 packages=(
   libc6-dev libstdc++-12-dev libgrpc++-dev libprotobuf-dev
   protobuf-compiler-grpc libabsl-dev zlib1g-dev libdeflate-dev libisal-dev
@@ -60,17 +59,7 @@ source "$source_dir/scripts/debian_sysroot.sh"
 
 step() { echo "== arm64: $* ($((SECONDS - start)) s)"; }
 
-missing=()
-for package in "${host_packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2> /dev/null |
-    grep -q 'install ok installed' || missing+=("$package")
-done
-if ((${#missing[@]} > 0)); then
-  step "installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}" > /dev/null
-fi
+"$source_dir/scripts/install_deps.sh" --only "${host_packages[@]}"
 
 # arm64 programs, the root's own included, run through binfmt_misc.
 if ! mountpoint -q /proc/sys/fs/binfmt_misc; then
@@ -216,7 +205,7 @@ step "the installed shared library in every link and load order"
   "$source_dir/test/package/consumer"
 
 step "the static flavour with gRPC's archives"
-PACKAGE_JOBS=$jobs "$source_dir/test/package/check_static_package.sh" "$source_dir" \
-  "$build_dir/static" "$source_dir/test/package/static_consumer"
+PACKAGE_JOBS=$jobs "$source_dir/test/package/check_static_package.sh" \
+  "$source_dir" "$build_dir/static" "$source_dir/test/package/static_consumer"
 
 step "PASSED"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what pooled-gzip builds and tests against, from Debian 12's
 # packages. Idempotent; run as root (or with sudo available).
+#
+#   scripts/install_deps.sh                    # building
+#   scripts/install_deps.sh --with-test-tools  # and every test stage
+#   scripts/install_deps.sh --only PACKAGE...  # these (a stage's own tools)
 set -euo pipefail
 
 packages=(
@@ -16,6 +20,8 @@ if [[ "${1:-}" == "--with-test-tools" ]]; then
   # Prometheus text parser the metrics test checks scrapes with.
   packages+=(clang libclang-rt-14-dev gnuplot-nox python3
     python3-prometheus-client lintian)
+elif [[ "${1:-}" == "--only" ]]; then
+  packages=("${@:2}")
 fi
 
 sudo=""

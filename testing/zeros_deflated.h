@@ -59,31 +59,26 @@ inline std::string DeflateWithZeros(std::string_view prefix, uint64_t zeros,
   out += deflate_piece(nullptr, 0, Z_FINISH);
   deflateEnd(&stream);
 
-  const auto* prefix_bytes = reinterpret_cast<const Bytef*>(prefix.data());
-  const uint64_t total = prefix.size() + zeros;
-  if (gzip) {
-    uLong crc = crc32(0, prefix_bytes, static_cast<uInt>(prefix.size()));
-    const uLong piece_crc = crc32(0, piece.data(), kPiece);
-    for (uint64_t i = 0; i < copies; ++i) {
-      crc = crc32_combine(crc, piece_crc, kPiece);
-    }
-    crc = crc32(crc, piece.data(), static_cast<uInt>(rest));
-    for (const uint64_t value : {uint64_t{crc}, total}) {  // little-endian
-      for (int shift = 0; shift < 32; shift += 8) {
-        out.push_back(static_cast<char>((value >> shift) & 0xff));
-      }
-    }
-  } else {
-    uLong adler = adler32(1, prefix_bytes, static_cast<uInt>(prefix.size()));
-    const uLong piece_adler = adler32(1, piece.data(), kPiece);
-    for (uint64_t i = 0; i < copies; ++i) {
-      adler = adler32_combine(adler, piece_adler, kPiece);
-    }
-    adler = adler32(adler, piece.data(), static_cast<uInt>(rest));
-    for (int shift = 24; shift >= 0; shift -= 8) {  // big-endian
-      out.push_back(static_cast<char>((adler >> shift) & 0xff));
-    }
+  // The trailer: gzip's CRC-32 and size, little-endian; zlib's Adler-32,
+  // big-endian.
+  const auto update = gzip ? crc32 : adler32;
+  const auto combine = gzip ? crc32_combine : adler32_combine;
+  const uLong empty = update(0, nullptr, 0);
+  uLong check = update(empty, reinterpret_cast<const Bytef*>(prefix.data()),
+                       static_cast<uInt>(prefix.size()));
+  const uLong piece_check = update(empty, piece.data(), kPiece);
+  for (uint64_t i = 0; i < copies; ++i) {
+    check = combine(check, piece_check, kPiece);
   }
+  check = update(check, piece.data(), static_cast<uInt>(rest));
+  const auto put = [&out](uint64_t value, bool little_endian) {
+    for (int i = 0; i < 4; ++i) {
+      const int shift = little_endian ? 8 * i : 24 - 8 * i;
+      out.push_back(static_cast<char>((value >> shift) & 0xff));
+    }
+  };
+  put(check, gzip);
+  if (gzip) put(prefix.size() + zeros, true);  // the size modulo 2^32
   return out;
 }
 
