@@ -39,7 +39,9 @@ class ClientFactory final
   grpc::experimental::Interceptor* CreateClientInterceptor(
       grpc::experimental::ClientRpcInfo* info) override {
     // The core codec serves every call; an interceptor would only pay.
-    if (!config_->enabled || CoreCodecActive()) return nullptr;
+    if (!config_->enabled || internal::CoreCodecServes(/*compressing=*/true)) {
+      return nullptr;
+    }
     return new internal::CompressingInterceptor(config_, info->client_context(),
                                                 /*server_context=*/nullptr);
   }
@@ -71,7 +73,7 @@ class ServerFactory final
   grpc::experimental::Interceptor* CreateServerInterceptor(
       grpc::experimental::ServerRpcInfo* info) override {
     if (slot_->config == nullptr || !slot_->config->enabled ||
-        CoreCodecActive()) {
+        internal::CoreCodecServes(/*compressing=*/true)) {
       return nullptr;
     }
     return new internal::CompressingInterceptor(
@@ -164,7 +166,7 @@ std::shared_ptr<grpc::Channel> CreateChannel(
     const grpc::ChannelArguments& args,
     ClientInterceptorFactories interceptor_creators) {
   auto config = SetUp(args);
-  if (config->enabled && !CoreCodecActive()) {
+  if (config->enabled && !internal::CoreCodecServes(/*compressing=*/true)) {
     interceptor_creators.push_back(std::make_unique<ClientFactory>(config));
   }
   if (interceptor_creators.empty()) {
@@ -184,9 +186,11 @@ void EnableOnServer(grpc::ServerBuilder& builder,
                     ServerInterceptorFactories interceptor_creators) {
   auto slot = InstallConfigReaderOn(builder, "EnableOnServer");
   // The codec is installed in BuildAndStart, once the arguments say
-  // whether this server is enabled; the fallback is needed only where it
-  // cannot be.
-  if (!internal::CoreCodecInstallable()) {
+  // whether this server is enabled. Until it has been seen serving gRPC's
+  // compression, the fallback is added: it steps aside call by call once
+  // the codec serves (ServerFactory asks), and compresses what the server
+  // sends where the install does not.
+  if (!internal::CoreCodecServes(/*compressing=*/true)) {
     interceptor_creators.push_back(std::make_unique<ServerFactory>(slot));
   }
   // Left alone when there is nothing to add, so that a list the caller set

@@ -1,120 +1,44 @@
 #!/usr/bin/env bash
 # The core codec against libgrpc builds that are not the one it was built
-# against, made here from the system's own libgrpc.a relinked as a shared
-# library with libgrpc's SONAME, and loaded in its place through
-# LD_LIBRARY_PATH by the package consumer (consumer/main.cc, built against
-# a scratch install of this build tree's shared library):
+# against (relink_libgrpc.sh makes them from the system's own libgrpc.a),
+# loaded in its place through LD_LIBRARY_PATH by the package consumer
+# (consumer/main.cc, built against a scratch install of this build tree's
+# shared library):
 #
-#   debian    the archive relinked as it is: the control. The core codec is
-#             active, so the relink itself is faithful.
-#   ubuntu    the same with -Wl,-Bsymbolic-functions, which Ubuntu's
-#             dpkg-buildflags add to every shared library: libgrpc binds its
-#             own calls, no slot can be pointed. Not active, and the log
-#             names the way out, the static flavour (BUILD_SHARED_LIBS=OFF),
-#             also at gRPC's default verbosity (GRPC_VERBOSITY unset), with
-#             the core codec asked for (POOLED_GZIP_CORE_CODEC=1) or not.
+#   debian    the archive relinked as it is: the control. Active, with
+#             libgrpc's zlib imports and its codec functions' slots served.
+#   ubuntu    -Wl,-Bsymbolic-functions, as Ubuntu links every library:
+#             libgrpc binds its own calls to its codec functions, so only
+#             its zlib imports lead here. Active both ways all the same,
+#             seen through libgrpc's own codec, and the log says that its
+#             codec functions are left to it and why.
 #   stand-in  message_compress.cc.o replaced by relinked_libgrpc_stand_in.cc,
-#             the same two functions with another contract. The admission
-#             probe refuses it, the log names the first difference, and no
-#             slot is written: gRPC's own calls still reach the stand-in.
+#             the same two functions with another contract, whose zlib
+#             streams keep zlib's default allocator (core's have gpr's).
+#             The admission probe refuses the functions, the log names the
+#             first difference, their slots are left, and the zlib seam
+#             leaves the stand-in's streams to zlib: not active, seen in
+#             neither direction, the fallback path.
 #
-#   relinked_libgrpc.sh BUILD_DIR CONSUMER_DIR STAND_IN_SOURCE LIBGRPC CACHE
+#   relinked_libgrpc.sh BUILD_DIR CONSUMER_DIR LIBGRPC CACHE
 #
-# LIBGRPC is the shared libgrpc the build uses; libgrpc.a is taken from
-# beside it. The relinked libraries are kept in CACHE and relinked only when
-# the archive, the stand-in or this script is newer. Every variant is run
-# and every failed check reported before the exit status says so.
+# CACHE holds the relinked libraries (the relinked_libgrpc fixture makes
+# them). Every variant is run and every failed check reported before the
+# exit status says so.
 set -euo pipefail
 build_dir=$1
 consumer_dir=$2
-stand_in_source=$3
-libgrpc=$4
-cache=$5
+libgrpc=$3
+cache=$4
 
-archive=$(dirname "$(readlink -f "$libgrpc")")/libgrpc.a
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-mkdir -p "$cache"
 
 # Bounds every step: a hang is a failure, not a stuck CTest.
 run() { timeout 120 "$@"; }
 
 soname=$(run readelf -d "$libgrpc" |
   sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-# What libgrpc itself is linked with, by SONAME, less what the compiler
-# driver adds anyway: the relink resolves against the same libraries.
-mapfile -t needed < <(run readelf -d "$libgrpc" |
-  sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
-  grep -v -E '^(libc|libm|libstdc\+\+|libgcc_s|ld-linux-.*)\.so' |
-  sed 's/^/-l:/')
-
-# Whether CACHE/VARIANT/SONAME is newer than everything it is made from.
-cached() {
-  local out="$cache/$1/$soname"
-  [[ -f "$out" && "$out" -nt "$archive" && "$out" -nt "$0" &&
-     "$out" -nt "$stand_in_source" ]]
-}
-
-# Relinks `archive_in` (whole) plus OBJECTS into CACHE/VARIANT/SONAME with
-# `flags`, unless cached.
-relink() {
-  local variant=$1 archive_in=$2 flags=$3
-  shift 3
-  local out="$cache/$variant/$soname"
-  cached "$variant" && return
-  mkdir -p "$cache/$variant"
-  local started=$EPOCHREALTIME
-  # --no-undefined: a dependency missing from `needed` fails here, not at
-  # load time in a consumer.
-  # shellcheck disable=SC2086  # `flags` is empty or one option
-  run c++ -shared -o "$out.tmp" -Wl,-soname,"$soname" $flags \
-    -Wl,--no-undefined "$@" -Wl,--whole-archive "$archive_in" \
-    -Wl,--no-whole-archive "${needed[@]}"
-  mv "$out.tmp" "$out"
-  echo "   relinked $variant in" \
-    "$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $started }") s"
-}
-
-echo "== relinking $archive ($(run ar t "$archive" | wc -l) objects) as $soname"
-# message_compress.cc.o must define exactly the two functions as strong
-# symbols, or the stand-in would not replace all of it (1.83's also holds
-# weak template instances of Abseil's logging, which any other object's
-# copy replaces). The archive is edited with `ar d`
-# rather than extracted and relinked from files: some of its member names
-# repeat (ev_epoll1_linux.cc.o, the upb files), and `ar x` keeps only the
-# last of each.
-(cd "$scratch" && run ar x "$archive" message_compress.cc.o)
-defined=$(run nm -g --defined-only "$scratch/message_compress.cc.o" |
-  awk '$2 !~ /^[VWu]$/ {print $3}' | sort | tr '\n' ' ')
-if [[ "$defined" != "_Z17grpc_msg_compress26grpc_compression_algorithmP17grpc_slice_bufferS1_ _Z19grpc_msg_decompress26grpc_compression_algorithmP17grpc_slice_bufferS1_ " ]]; then
-  echo "message_compress.cc.o defines other symbols: $defined"
-  exit 1
-fi
-
-relink debian "$archive" ""
-relink ubuntu "$archive" -Wl,-Bsymbolic-functions
-if ! cached stand-in; then
-  # shellcheck disable=SC2046  # pkg-config output is meant to be split
-  run c++ -std=c++17 -O2 -fPIC -Wall -Wextra -Werror -c "$stand_in_source" \
-    -o "$scratch/stand_in.o" $(run pkg-config --cflags grpc)
-  cp "$archive" "$scratch/without_codec.a"
-  run ar d "$scratch/without_codec.a" message_compress.cc.o
-fi
-relink stand-in "$scratch/without_codec.a" "" "$scratch/stand_in.o"
-
-# The relinks are what they stand for: two lazy slots for gRPC's codec in
-# the faithful ones, none where libgrpc binds its own calls.
-slots() {
-  run readelf -rW "$cache/$1/$soname" | grep -c 'JUMP_SLOT.*grpc_msg_' || true
-}
-for variant in debian stand-in; do
-  if [[ $(slots "$variant") != 2 ]]; then
-    echo "the $variant relink has not 2 grpc_msg_* slots"; exit 1
-  fi
-done
-if [[ $(slots ubuntu) != 0 ]]; then
-  echo "the ubuntu relink has grpc_msg_* slots"; exit 1
-fi
 
 echo "== the consumer, against a scratch install of $build_dir"
 # The core library's install rules only: the metrics component is not
@@ -173,36 +97,36 @@ run_consumer() {
 
 run_consumer debian active
 has "pooled_gzip: core codec active" || fail "the core codec is not active"
-# Through libgrpc's own slots (the slot rewrite), both of them.
-for fn in grpc_msg_compress grpc_msg_decompress; do
+has "seen both ways" || fail "the log does not say it saw both ways served"
+# libgrpc's zlib imports and its codec functions' slots, all of them.
+for fn in deflateInit2_ deflate deflateEnd inflateInit2_ inflate inflateEnd \
+  grpc_msg_compress grpc_msg_decompress; do
   has "$soname:$fn->pooled_gzip" || fail "libgrpc's $fn does not lead here"
 done
 
-run_consumer ubuntu fallback
-has "pooled_gzip: core codec NOT active" || fail "the core codec is active"
-has "BUILD_SHARED_LIBS=OFF" || fail "the log does not name the static flavour"
-
-# A process whose core codec cannot be active says so where an operator who
-# changed nothing looks: gRPC's default verbosity, which prints errors
-# (gRPC 1.51) or leaves Abseil's default (1.66 on). Asking for the codec
-# with POOLED_GZIP_CORE_CODEC=1 is no choice of the fallback.
-for asked in "" POOLED_GZIP_CORE_CODEC=1; do
-  run_consumer ubuntu fallback unset "ubuntu-default-verbosity${asked:+-asked}" \
-    ${asked:+"$asked"}
-  has "pooled_gzip: core codec NOT active" ||
-    fail "not active, and silent at gRPC's default verbosity"
+run_consumer ubuntu active
+has "pooled_gzip: core codec active" || fail "the core codec is not active"
+has "seen both ways" || fail "the log does not say it saw both ways served"
+for fn in deflateInit2_ deflate deflateEnd inflateInit2_ inflate inflateEnd; do
+  has "$soname:$fn->pooled_gzip" || fail "libgrpc's $fn does not lead here"
 done
+has "codec functions are left to it: libgrpc binds its own calls" ||
+  fail "the log does not say why the codec functions are left to libgrpc"
+if has "grpc_msg_compress->"; then fail "a codec function slot was found"; fi
 
 run_consumer stand-in fallback
 has "pooled_gzip: core codec NOT active" || fail "the core codec is active"
+has "seen in neither direction" || fail "the log does not say what was seen"
 has "does not keep the contract" || fail "the probe did not refuse"
 # The first probe the stand-in answers otherwise (contract_probe.cc): the
 # two before it, plain gzip and deflate, it answers byte for byte as core.
 has "(compress gzip, output already holding 4000 B: gRPC returned 1 " ||
   fail "the log does not name the first difference"
-# No slot reported as leading here ("->pooled_gzip", "(pointed)" when this
-# activation wrote it)...
-if has "->pooled_gzip"; then fail "a slot leads to pooled_gzip"; fi
+# No codec function slot leads here ("->pooled_gzip")...
+if has "grpc_msg_compress->pooled_gzip" ||
+   has "grpc_msg_decompress->pooled_gzip"; then
+  fail "a codec function slot leads to pooled_gzip"
+fi
 # ...and gRPC's filter still calls the stand-in directly: its slot leads
 # there, whatever the log says.
 has "relinked_libgrpc stand-in: grpc_msg_decompress called by libgrpc" ||
@@ -212,5 +136,6 @@ if ((failures > 0)); then
   echo "$failures check(s) failed"
   exit 1
 fi
-echo "relinked libgrpc: faithful relink active; Ubuntu-style not active and" \
-  "pointed at the static flavour; other contract refused, nothing written"
+echo "relinked libgrpc: served and seen both ways on the faithful relink" \
+  "and the Ubuntu-style one (zlib imports only); the stand-in's other" \
+  "contract refused, nothing of it seen served, the fallback path"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -163,6 +165,22 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   inflater.reset();
   CountMessage(/*compressing=*/false, format, backend, status, TotalSize(input),
                counting.bytes(), timer.ElapsedNanoseconds());
+  return status;
+}
+
+absl::Status Store(absl::Span<const absl::string_view> input, Format format,
+                   ChunkSink* sink) {
+  // A level-0 writer holds no match finder: a few hundred bytes, kept by
+  // each thread that stores, outside the pools' counts and budget.
+  thread_local std::unique_ptr<Deflater> storers[2];
+  std::unique_ptr<Deflater>& storer = storers[format == Format::kGzip ? 0 : 1];
+  if (storer == nullptr) {
+    storer = NewDeflater({Backend::kLibdeflate, format, /*level=*/0});
+    if (storer == nullptr) return CannotCreate(Backend::kLibdeflate, "storer");
+  }
+  absl::Status status =
+      storer->Deflate(input, std::numeric_limits<size_t>::max(), sink);
+  if (!status.ok()) storer.reset();
   return status;
 }
 

@@ -53,6 +53,13 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Backend backend = Backend::kZlib,
                         Strictness strictness = Strictness::kDecoder);
 
+// `input` as one stream of stored blocks (deflate's level 0), always longer
+// than `input`: for a caller that must hand over a valid stream of a
+// message it decided not to compress. Not counted as traffic. INTERNAL if
+// no writer can be created.
+absl::Status Store(absl::Span<const absl::string_view> input, Format format,
+                   ChunkSink* sink);
+
 // Convenience wrappers for contiguous data.
 absl::Status CompressToString(absl::string_view input,
                               const CompressOptions& options, std::string* out);

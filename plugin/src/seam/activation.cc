@@ -13,11 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "seam/bounded_decompress.h"
 #include "seam/contract_probe.h"
 #include "seam/grpc_log.h"
 #include "seam/link_time_routing.h"
 #include "seam/slot_rewrite.h"
+#include "seam/zlib_seam.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -42,8 +42,6 @@ std::string LinkTimeRoutingOptions() {
   return options;
 }
 
-std::atomic<bool> g_active{false};
-
 // What activation computes once is published without a lock: a caller
 // never waits for another thread that computes it, since that thread may
 // be waiting inside the dynamic loader for a lock this caller holds (a
@@ -67,10 +65,34 @@ const T& PublishOnce(std::atomic<const T*>& published, const Make& make) {
 
 const void* OwnAddress() { return reinterpret_cast<const void*>(&Stock); }
 
-std::vector<SlotTarget> Targets() {
-  return {{kCompressSymbol, reinterpret_cast<void*>(&RoutedCompress)},
-          {kDecompressSymbol, reinterpret_cast<void*>(&RoutedDecompress)}};
+std::vector<SlotTarget> CodecTargets() {
+  return {{kCompressSymbol, reinterpret_cast<void*>(&RoutedCompress),
+           reinterpret_cast<const void*>(Stock().compress)},
+          {kDecompressSymbol, reinterpret_cast<void*>(&RoutedDecompress),
+           reinterpret_cast<const void*>(Stock().decompress)}};
 }
+
+// libgrpc's zlib imports, in the order ZlibEntries() gives: `first` the
+// four that pass zlib's own streams on, else the two that open ours.
+std::vector<SlotTarget> ZlibTargets(bool first) {
+  std::vector<SlotTarget> targets;
+  const auto& entries = ZlibEntries();
+  for (size_t i = first ? 0 : 4; i < (first ? 4 : entries.size()); ++i) {
+    targets.push_back({entries[i].name, entries[i].served, entries[i].zlib});
+  }
+  return targets;
+}
+
+std::vector<SlotTarget> AllZlibTargets() {
+  std::vector<SlotTarget> targets = ZlibTargets(/*first=*/true);
+  for (const SlotTarget& target : ZlibTargets(/*first=*/false)) {
+    targets.push_back(target);
+  }
+  return targets;
+}
+
+// An address inside the shared libgrpc this library uses.
+const void* GrpcAddress() { return reinterpret_cast<const void*>(&grpc_init); }
 
 // gRPC linked into the same object as this library (a static gRPC).
 bool GrpcLinkedIn() {
@@ -113,7 +135,7 @@ bool PinOwnObject() {
              nullptr;
 }
 
-enum class Route { kNone, kLinkTime, kSlotRewrite };
+enum class Route { kNone, kLinkTime, kZlibImports };
 
 // Which route can serve gRPC's calls, with gRPC admitted by the probe:
 // decided once (gRPC's code does not change), before anything is written.
@@ -122,7 +144,17 @@ struct Plan {
   std::string explanation;  // why not, or how
   // Off because the user turned it off, not because it cannot work.
   bool opted_out = false;
+  // kZlibImports: why gRPC's codec functions are not served directly as
+  // well; nullopt if they are.
+  std::optional<std::string> codec_slots_refused;
 };
+
+Plan NotServed(std::string why, bool opted_out = false) {
+  Plan plan;
+  plan.explanation = std::move(why);
+  plan.opted_out = opted_out;
+  return plan;
+}
 
 std::string Refused(absl::string_view difference) {
   return absl::StrCat(
@@ -131,56 +163,70 @@ std::string Refused(absl::string_view difference) {
       difference, ")");
 }
 
+// Whether gRPC's codec functions may be served directly as well: libgrpc
+// calls them through slots, and its codec answers the probes as ours.
+// Otherwise the reason, for the log.
+std::optional<std::string> CodecSlotsRefused() {
+  if (const char* env = std::getenv("POOLED_GZIP_CODEC_SLOTS");
+      env != nullptr && absl::string_view(env) == "0") {
+    return "turned off by POOLED_GZIP_CODEC_SLOTS=0";
+  }
+  if (InspectSlots(CodecTargets(), OwnAddress()).total == 0) {
+    return "libgrpc binds its own calls to them";
+  }
+  if (auto difference = FirstContractDifference(Stock())) {
+    return Refused(*difference);
+  }
+  return std::nullopt;
+}
+
 Plan MakePlan() {
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
-    return {Route::kNone, "turned off by POOLED_GZIP_CORE_CODEC=0",
-            /*opted_out=*/true};
+    return NotServed("turned off by POOLED_GZIP_CORE_CODEC=0",
+                     /*opted_out=*/true);
   }
   if (LinkTimeRoutingInForce()) {
     if (auto difference = FirstContractDifference(Stock())) {
-      return {Route::kNone, Refused(*difference)};
+      return NotServed(Refused(*difference));
     }
-    return {Route::kLinkTime,
-            "gRPC is linked into the program, and its calls are routed to "
-            "pooled_gzip at link time (--wrap)"};
+    Plan plan;
+    plan.route = Route::kLinkTime;
+    plan.explanation =
+        "gRPC is linked into the program, and its calls are routed to "
+        "pooled_gzip at link time (--wrap)";
+    return plan;
   }
   if (GrpcLinkedIn()) {
-    return {Route::kNone,
-            absl::StrCat("gRPC is linked statically without pooled_gzip's "
-                         "link-time routing; link the program with ",
-                         LinkTimeRoutingOptions(),
-                         " (pooled_gzip::pooled_gzip of a "
-                         "BUILD_SHARED_LIBS=OFF install, and its "
-                         "pooled_gzip.pc, add them)")};
+    return NotServed(
+        absl::StrCat("gRPC is linked statically without pooled_gzip's "
+                     "link-time routing; link the program with ",
+                     LinkTimeRoutingOptions(),
+                     " (pooled_gzip::pooled_gzip of a "
+                     "BUILD_SHARED_LIBS=OFF install, and its "
+                     "pooled_gzip.pc, add them)"));
   }
   if (!RelocationTypesKnown()) {
-    return {Route::kNone,
-            "this architecture's relocation types are not known to "
-            "pooled_gzip (x86-64 and aarch64 only)"};
+    return NotServed(
+        "this architecture's relocation types are not known to "
+        "pooled_gzip (x86-64 and aarch64 only)");
   }
-  // gRPC's own definitions, found once: the calls forwarded before
-  // admission use the same.
-  const MessageCodec& stock = Stock();
-  if (!stock.complete()) {
-    return {Route::kNone,
-            "the loaded libgrpc exports no grpc_msg_compress and "
-            "grpc_msg_decompress"};
+  // gRPC's own entry points, through which the installation sees its
+  // code served.
+  if (!Stock().complete()) {
+    return NotServed(
+        "the loaded libgrpc exports no grpc_msg_compress and "
+        "grpc_msg_decompress to see its message codec served through");
   }
-  if (auto difference = FirstContractDifference(stock)) {
-    return {Route::kNone, Refused(*difference)};
+  if (InspectSlots(AllZlibTargets(), OwnAddress(), GrpcAddress()).total == 0) {
+    return NotServed(
+        "the loaded libgrpc does not import zlib's entry points (zlib is "
+        "linked into it)");
   }
-  if (InspectSlots(Targets(), OwnAddress()).total == 0) {
-    return {Route::kNone,
-            "no object imports gRPC's message codec through a relocation "
-            "slot: libgrpc binds its own calls (linked with "
-            "-Bsymbolic-functions, as Ubuntu links every library, or "
-            "-Bsymbolic or LTO). Use pooled_gzip's static flavour with gRPC's "
-            "static archives instead: build pooled_gzip with "
-            "-DBUILD_SHARED_LIBS=OFF and link libgrpc.a (docs/packaging.md, "
-            "\"The static flavour (Ubuntu)\")"};
-  }
-  return {Route::kSlotRewrite, ""};
+  Plan plan;
+  plan.route = Route::kZlibImports;
+  plan.codec_slots_refused = CodecSlotsRefused();
+  return plan;
 }
 
 std::atomic<const Plan*> g_plan{nullptr};
@@ -189,62 +235,142 @@ const Plan& TheOnePlan() { return PublishOnce(g_plan, &MakePlan); }
 // LoadedObjectsGeneration() read before the slots were last pointed.
 std::atomic<uint64_t> g_pointed_generation{0};
 // Lazy slots were pointed: a thread binding one at that moment may store
-// gRPC's address after ours (seam/slot_rewrite.h), so the next set-up call
-// reads them again (not the installing call itself, which would come too
-// soon to see it).
+// zlib's or gRPC's address after ours (seam/slot_rewrite.h), so the next
+// set-up call reads them again (not the installing call itself, which
+// would come too soon to see it).
 std::atomic<bool> g_lazy_pointed{false};
 
 struct InstallResult {
-  bool active = false;
+  // Each direction of gRPC's own code was seen served by the pools.
+  bool compress = false;
+  bool decompress = false;
   std::string explanation;
   bool opted_out = false;  // Plan::opted_out
+  // Another object (another copy of the library) serves gRPC's codec.
+  bool served_elsewhere = false;
+  bool active() const { return compress && decompress; }
 };
 
-SlotReport PointEverySlot() {
+// libgrpc's zlib slots, then its codec's own where it has them and keeps
+// the contract: one store each, and the second list only saves core's
+// 1 KiB output slices on the way.
+SlotReport PointEverySlot(bool codec_slots) {
   g_pointed_generation.store(LoadedObjectsGeneration(),
                              std::memory_order_relaxed);
-  SlotReport slots = PointSlots(Targets(), OwnAddress());
+  SlotReport slots =
+      PointSlots(ZlibTargets(/*first=*/true), OwnAddress(), GrpcAddress());
+  const SlotReport opening =
+      PointSlots(ZlibTargets(/*first=*/false), OwnAddress(), GrpcAddress());
+  const SlotReport codec =
+      codec_slots ? PointSlots(CodecTargets(), OwnAddress()) : SlotReport{};
+  for (const SlotReport* more : {&opening, &codec}) {
+    slots.total += more->total;
+    slots.to_us += more->to_us;
+    slots.redirected += more->redirected;
+    slots.lazy += more->lazy;
+    slots.elsewhere += more->elsewhere;
+    slots.taken += more->taken;
+    slots.failed += more->failed;
+    slots.unpinned += more->unpinned;
+    if (!more->detail.empty()) {
+      absl::StrAppend(&slots.detail, slots.detail.empty() ? "" : ", ",
+                      more->detail);
+    }
+  }
   g_lazy_pointed.store(slots.lazy > 0, std::memory_order_relaxed);
   return slots;
+}
+
+// Sees gRPC's own message codec served, each direction apart: a message
+// through libgrpc's exported entry points on this thread must be made by
+// the pools (seam/zlib_seam.h counts the streams it serves per thread).
+InstallResult Observe(const MessageCodec& grpc) {
+  static constexpr absl::string_view kMessage =
+      "pooled_gzip sees gRPC's own message codec served: pooled_gzip sees "
+      "gRPC's own message codec served: pooled_gzip sees gRPC's own codec";
+  InstallResult seen;
+  grpc_slice_buffer message;
+  grpc_slice_buffer compressed;
+  grpc_slice_buffer inflated;
+  for (grpc_slice_buffer* buffer : {&message, &compressed, &inflated}) {
+    grpc_slice_buffer_init(buffer);
+  }
+  grpc_slice_buffer_add(&message, grpc_slice_from_static_buffer(
+                                      kMessage.data(), kMessage.size()));
+  const uint64_t made = StreamsServedOnThisThread(/*compressing=*/true);
+  seen.compress =
+      grpc.compress(GRPC_COMPRESS_GZIP, &message, &compressed) == 1 &&
+      StreamsServedOnThisThread(/*compressing=*/true) == made + 1;
+  const uint64_t inflated_before =
+      StreamsServedOnThisThread(/*compressing=*/false);
+  seen.decompress =
+      seen.compress &&
+      grpc.decompress(GRPC_COMPRESS_GZIP, &compressed, &inflated) == 1 &&
+      StreamsServedOnThisThread(/*compressing=*/false) == inflated_before + 1 &&
+      inflated.length == kMessage.size();
+  for (grpc_slice_buffer* buffer : {&message, &compressed, &inflated}) {
+    grpc_slice_buffer_destroy(buffer);
+  }
+  return seen;
+}
+
+std::string Directions(const InstallResult& seen) {
+  if (seen.active()) return "both ways";
+  if (seen.compress) return "compressing only";
+  if (seen.decompress) return "decompressing only";
+  return "in neither direction";
 }
 
 InstallResult Install() {
   const Plan& plan = TheOnePlan();
   switch (plan.route) {
     case Route::kNone:
-      return {false, plan.explanation, plan.opted_out};
+      return {false, false, plan.explanation, plan.opted_out, false};
     case Route::kLinkTime:
-      return {true, plan.explanation};
-    case Route::kSlotRewrite:
+      return {true, true, plan.explanation, false, false};
+    case Route::kZlibImports:
       break;
   }
   if (!PinOwnObject()) {
-    return {false, "pooled_gzip's own object could not be made permanent"};
+    return {false, false,
+            "pooled_gzip's own object could not be made permanent", false,
+            false};
   }
-  const SlotReport slots = PointEverySlot();
-  if (!slots.AllToUs()) {
-    return {false, absl::StrCat("gRPC's calls to its message codec could not "
-                                "all be pointed at pooled_gzip (",
-                                slots.detail, ")")};
+  const std::optional<std::string>& codec_refused = plan.codec_slots_refused;
+  const SlotReport slots = PointEverySlot(!codec_refused.has_value());
+  InstallResult result = Observe(Stock());
+  if (slots.taken > 0) {
+    result.served_elsewhere = true;
+    result.explanation = absl::StrCat(
+        "gRPC's message codec is already served by another object (",
+        slots.detail,
+        "), such as another copy of pooled_gzip; this copy leaves it with "
+        "its options, cap and statistics, and its own channels and servers "
+        "compress what they send through the interceptor path");
+    return result;
   }
-  std::string explanation = absl::StrCat(
-      "gRPC's message codec is served by pooled_gzip (", slots.detail, ")");
-  if (std::optional<std::string> bounded =
-          BoundedDecompressExport(reinterpret_cast<const void*>(&grpc_init))) {
-    absl::StrAppend(&explanation, "; the loaded gRPC also exports ", *bounded,
-                    ", a bounded decompression of its own: received messages "
-                    "it inflates there do not reach the pool (they stay "
-                    "correct, and bounded by gRPC)");
+  result.explanation =
+      absl::StrCat("gRPC's zlib calls ", result.active() ? "are" : "are NOT",
+                   " served by pooled_gzip, seen ", Directions(result),
+                   " through libgrpc's own message codec (", slots.detail, ")");
+  if (codec_refused) {
+    absl::StrAppend(
+        &result.explanation,
+        "; gRPC's codec functions are left to it: ", *codec_refused);
   }
-  return {true, std::move(explanation)};
+  return result;
 }
 
 std::atomic<const InstallResult*> g_installation{nullptr};
+// What was seen, per direction, once installed.
+std::atomic<bool> g_compress_served{false};
+std::atomic<bool> g_decompress_served{false};
 
 const InstallResult& Installation() {
   const InstallResult* before = g_installation.load(std::memory_order_acquire);
   const InstallResult& result = PublishOnce(g_installation, &Install);
-  g_active.store(result.active, std::memory_order_release);
+  g_compress_served.store(result.compress, std::memory_order_release);
+  g_decompress_served.store(result.decompress, std::memory_order_release);
   if (before != nullptr) return result;
   // Logged once, by whichever call published first. A codec that cannot
   // be active is an error, printed at gRPC's default verbosity: the
@@ -253,12 +379,17 @@ const InstallResult& Installation() {
   static std::atomic<bool> logged{false};
   if (logged.exchange(true)) return result;
   const std::string line = absl::StrCat(
-      "pooled_gzip: core codec ", result.active ? "active" : "NOT active", ": ",
-      result.explanation, "; ",
-      result.active ? "typed and raw calls are pooled both ways"
-                    : "outgoing messages use the interceptor path");
-  if (result.active || result.opted_out) {
+      "pooled_gzip: core codec ", result.active() ? "active" : "NOT active",
+      ": ", result.explanation, "; ",
+      result.active() ? "typed and raw calls are pooled both ways"
+      : result.decompress
+          ? "outgoing messages use the interceptor path"
+          : "outgoing messages use the interceptor path, received ones "
+            "are inflated by gRPC without a cap");
+  if (result.active() || result.opted_out) {
     POOLED_GZIP_LOG(kInfo, line);
+  } else if (result.served_elsewhere) {
+    POOLED_GZIP_LOG(kWarning, line);
   } else {
     POOLED_GZIP_LOG(kError, line);
   }
@@ -276,7 +407,7 @@ const MessageCodec& Stock() {
 
 int RoutedCompress(grpc_compression_algorithm algorithm,
                    grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  if (!IsCoreCodecActive() && Stock().compress != nullptr) {
+  if (!CoreCodecServes(/*compressing=*/true) && Stock().compress != nullptr) {
     return Stock().compress(algorithm, input, output);
   }
   return PooledCompress(algorithm, input, output);
@@ -284,7 +415,8 @@ int RoutedCompress(grpc_compression_algorithm algorithm,
 
 int RoutedDecompress(grpc_compression_algorithm algorithm,
                      grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  if (!IsCoreCodecActive() && Stock().decompress != nullptr) {
+  if (!CoreCodecServes(/*compressing=*/false) &&
+      Stock().decompress != nullptr) {
     return Stock().decompress(algorithm, input, output);
   }
   return PooledDecompress(algorithm, input, output);
@@ -292,20 +424,29 @@ int RoutedDecompress(grpc_compression_algorithm algorithm,
 
 bool ActivateCoreCodec() {
   if (g_installation.load(std::memory_order_acquire) == nullptr) {
-    return Installation().active;  // it has just pointed every slot
+    return Installation().active();  // it has just pointed every slot
   }
   RefreshCoreCodec();
-  return Installation().active;
+  return Installation().active();
 }
 
-bool IsCoreCodecActive() { return g_active.load(std::memory_order_acquire); }
+bool IsCoreCodecActive() {
+  return CoreCodecServes(/*compressing=*/true) &&
+         CoreCodecServes(/*compressing=*/false);
+}
+
+bool CoreCodecServes(bool compressing) {
+  return (compressing ? g_compress_served : g_decompress_served)
+      .load(std::memory_order_acquire);
+}
 
 std::string CoreCodecExplanation() { return Installation().explanation; }
 
-bool CoreCodecInstallable() { return TheOnePlan().route != Route::kNone; }
-
 void RefreshCoreCodec() {
-  if (!IsCoreCodecActive() || TheOnePlan().route != Route::kSlotRewrite) {
+  const InstallResult* installed =
+      g_installation.load(std::memory_order_acquire);
+  if (installed == nullptr || !(installed->compress || installed->decompress) ||
+      TheOnePlan().route != Route::kZlibImports) {
     return;
   }
   if (LoadedObjectsGeneration() ==
@@ -313,7 +454,8 @@ void RefreshCoreCodec() {
       !g_lazy_pointed.load(std::memory_order_relaxed)) {
     return;
   }
-  const SlotReport slots = PointEverySlot();
+  const SlotReport slots =
+      PointEverySlot(!TheOnePlan().codec_slots_refused.has_value());
   if (!slots.AllToUs() && slots.total > 0) {
     POOLED_GZIP_LOG(kError,
                     absl::StrCat("pooled_gzip: an object loaded after the "

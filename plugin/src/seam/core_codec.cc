@@ -2,20 +2,16 @@
 
 #include <grpc/slice.h>
 
-#include <atomic>
-#include <chrono>
-#include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
-#include <string>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "codec/backend.h"
 #include "codec/codec.h"
 #include "codec/settings.h"
+#include "seam/codec_log.h"
 #include "seam/compression_algorithm.h"
 #include "seam/grpc_log.h"
 #include "seam/slice_buffers.h"
@@ -33,60 +29,6 @@ void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
 void LogInvalidAlgorithm(grpc_compression_algorithm algorithm) {
   POOLED_GZIP_LOG(kError, absl::StrCat("invalid compression algorithm ",
                                        static_cast<int>(algorithm)));
-}
-
-// Refusals by the cap, and failures of each direction, are logged at most
-// this often each.
-constexpr std::chrono::seconds kLogInterval{60};
-
-// Whether the line whose next time is `next_ns` is due, taking it if so.
-bool LogDue(std::atomic<int64_t>& next_ns) {
-  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch())
-                          .count();
-  int64_t next = next_ns.load(std::memory_order_relaxed);
-  return now >= next &&
-         next_ns.compare_exchange_strong(
-             next, now + std::chrono::nanoseconds(kLogInterval).count(),
-             std::memory_order_relaxed);
-}
-
-bool RefusalLogDue() {
-  static std::atomic<int64_t> next_ns{0};
-  return LogDue(next_ns);
-}
-
-void LogRefusal(Format format, size_t cap) {
-  if (!RefusalLogDue()) return;
-  const bool explicit_cap = AppliedOptions().max_decompressed_bytes.has_value();
-  POOLED_GZIP_LOG(
-      kError,
-      absl::StrFormat(
-          "pooled_gzip: refused a received %s message: it inflates past the "
-          "decompression cap of %u bytes (%s), so gRPC fails its call as a "
-          "decompression error. Raise the cap with "
-          "pooled_gzip::Options::max_decompressed_bytes. Logged at most once "
-          "a minute; GetTrafficStats() counts every refusal.",
-          FormatName(format), cap,
-          explicit_cap ? std::string("set by Options::max_decompressed_bytes")
-                       : absl::StrCat("twice the largest receive limit noted, ",
-                                      NotedReceiveLimit(), " bytes")));
-}
-
-// A failure that is neither the peer's (corrupt data) nor the cap's, nor a
-// message not worth compressing, but the plugin's own, such as a context it
-// cannot create: each message fails alike, and nothing else tells.
-void LogFailure(bool compressing, Format format, const absl::Status& status) {
-  static std::atomic<int64_t> next_compress_ns{0};
-  static std::atomic<int64_t> next_decompress_ns{0};
-  if (!LogDue(compressing ? next_compress_ns : next_decompress_ns)) return;
-  POOLED_GZIP_LOG(
-      kError,
-      absl::StrFormat(
-          "pooled_gzip: %s %s message failed: %s. Logged at most once a "
-          "minute; GetTrafficStats() counts every failure.",
-          compressing ? "compressing a" : "inflating a received",
-          FormatName(format), status.ToString()));
 }
 
 // Core's compress contract around `deflate`, which makes one stream of

@@ -175,7 +175,7 @@ struct FoundSlot {
   std::string object;  // base name
   const char* name;    // the target's mangled name
   void* value;         // what the slot held when found
-  enum { kToUs, kLazy, kElsewhere } was;
+  enum { kToUs, kLazy, kStock, kTaken } was;
   enum { kLeft, kPointed, kFailed } outcome = kLeft;
 };
 
@@ -189,6 +189,7 @@ struct Importer {
 struct Scan {
   const std::vector<SlotTarget>* targets;
   const void* own_address;
+  const void* within;  // null: every object
   Range own;
   // kInspect: find slots; kFindImporters: list the objects to pin;
   // kPoint: find and write the slots of pinned importers.
@@ -234,6 +235,7 @@ int ScanObject(dl_phdr_info* info, size_t, void* data) noexcept {
 
 void ScanOneObject(dl_phdr_info* info, Scan* scan) {
   if (!kTypesKnown || SegmentsContain(*info, scan->own_address)) return;
+  if (scan->within != nullptr && !SegmentsContain(*info, scan->within)) return;
   if (scan->step == Scan::kPoint && PinnedImporter(*scan, *info) == nullptr) {
     return;
   }
@@ -261,7 +263,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
           reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
       FoundSlot found{BaseName(info->dlpi_name), matched->mangled_name,
                       __atomic_load_n(slot, __ATOMIC_ACQUIRE),
-                      FoundSlot::kElsewhere};
+                      FoundSlot::kTaken};
       // A lazy slot still points into its own object's PLT.
       const bool defined_here =
           symbol.st_shndx != SHN_UNDEF &&
@@ -272,8 +274,11 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       } else if (type == kJumpSlot && SegmentsContain(*info, found.value) &&
                  !defined_here) {
         found.was = FoundSlot::kLazy;
+      } else if (found.value == matched->stock) {
+        found.was = FoundSlot::kStock;
       }
-      if (scan->step == Scan::kPoint && found.was != FoundSlot::kToUs) {
+      if (scan->step == Scan::kPoint &&
+          (found.was == FoundSlot::kLazy || found.was == FoundSlot::kStock)) {
         found.outcome = StoreSlot(*info, slot, matched->replacement)
                             ? FoundSlot::kPointed
                             : FoundSlot::kFailed;
@@ -365,9 +370,12 @@ SlotReport Report(const Scan& scan) {
       target = "not writable";
     } else if (slot.was == FoundSlot::kLazy) {
       target = "unbound";
-    } else {
+    } else if (slot.was == FoundSlot::kStock) {
       ++report.elsewhere;
       target = ObjectOf(slot.value);
+    } else {
+      ++report.taken;
+      target = absl::StrCat(ObjectOf(slot.value), " (served there)");
     }
     absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
                     slot.object, ":", ShortName(slot.name), "->", target);
@@ -406,16 +414,16 @@ std::mutex& StoreMutex() {
 }  // namespace
 
 SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
-                        const void* own_address) {
-  Scan scan{&targets, own_address, {}, Scan::kInspect, {}, {}};
+                        const void* own_address, const void* within) {
+  Scan scan{&targets, own_address, within, {}, Scan::kInspect, {}, {}};
   dl_iterate_phdr(FindOwnRange, &scan);
   dl_iterate_phdr(ScanObject, &scan);
   return Report(scan);
 }
 
 SlotReport PointSlots(const std::vector<SlotTarget>& targets,
-                      const void* own_address) {
-  Scan scan{&targets, own_address, {}, Scan::kFindImporters, {}, {}};
+                      const void* own_address, const void* within) {
+  Scan scan{&targets, own_address, within, {}, Scan::kFindImporters, {}, {}};
   dl_iterate_phdr(FindOwnRange, &scan);
   dl_iterate_phdr(ScanObject, &scan);
   std::vector<void*> pins;

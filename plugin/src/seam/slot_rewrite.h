@@ -46,10 +46,14 @@
 namespace pooled_gzip {
 namespace internal {
 
-// One imported function and where its slots should point.
+// One imported function, where its slots should point, and the
+// definition they lead to when nothing serves it. A slot that leads to
+// neither (nor is still lazy) is served by someone else, such as another
+// copy of this library, and is left to them: a process has one owner.
 struct SlotTarget {
   const char* mangled_name;
   void* replacement;
+  const void* stock;
 };
 
 struct SlotReport {
@@ -57,7 +61,8 @@ struct SlotReport {
   int to_us = 0;       // pointing into this object (after any writes)
   int redirected = 0;  // of those, pointed there by this call
   int lazy = 0;        // not bound yet when found (pointed, or left)
-  int elsewhere = 0;   // pointing at another definition (libgrpc's own)
+  int elsewhere = 0;   // pointing at the stock definition, not pointed
+  int taken = 0;       // served by another object than this or the stock
   int failed = 0;      // could not be written (mprotect refused, unpinned)
   int unpinned = 0;    // of those, in objects loaded but not pinnable
   // "libgrpc.so.29:grpc_msg_compress->pooled_gzip (pointed), ..."
@@ -67,17 +72,19 @@ struct SlotReport {
 };
 
 // Reads the JUMP_SLOT and GLOB_DAT relocations naming a target in every
-// loaded object other than the one containing `own_address`. Writes
-// nothing; names what the slots lead to with dladdr, so never call it
-// inside a dl_iterate_phdr callback.
+// loaded object other than the one containing `own_address` (only in the
+// object containing `within`, if given). Writes nothing; names what the
+// slots lead to with dladdr, so never call it inside a dl_iterate_phdr
+// callback.
 SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
-                        const void* own_address);
+                        const void* own_address, const void* within = nullptr);
 
-// Points every such slot not yet leading into the object containing
-// `own_address` at its target's replacement, keeping the rules above. The
-// caller must have made sure that object is never unloaded.
+// Points every such slot that still leads to the stock definition, or is
+// lazy, at its target's replacement, keeping the rules above; slots taken
+// by another object are left and counted. The caller must have made sure
+// the object containing `own_address` is never unloaded.
 SlotReport PointSlots(const std::vector<SlotTarget>& targets,
-                      const void* own_address);
+                      const void* own_address, const void* within = nullptr);
 
 // Whether `a` and `b` lie in the same loaded object; reads the program
 // headers only, so it also answers in a fully static program, where dladdr

@@ -1,0 +1,59 @@
+#include "seam/codec_log.h"
+
+#include <chrono>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "codec/settings.h"
+#include "seam/grpc_log.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+bool OnceAMinute(std::atomic<int64_t>& next_ns) {
+  constexpr std::chrono::nanoseconds kInterval = std::chrono::seconds(60);
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+  int64_t next = next_ns.load(std::memory_order_relaxed);
+  return now >= next &&
+         next_ns.compare_exchange_strong(next, now + kInterval.count(),
+                                         std::memory_order_relaxed);
+}
+
+void LogRefusal(Format format, size_t cap) {
+  static std::atomic<int64_t> next_ns{0};
+  if (!OnceAMinute(next_ns)) return;
+  const bool explicit_cap = AppliedOptions().max_decompressed_bytes.has_value();
+  POOLED_GZIP_LOG(
+      kError,
+      absl::StrFormat(
+          "pooled_gzip: refused a received %s message: it inflates past the "
+          "decompression cap of %u bytes (%s), so gRPC fails its call as a "
+          "decompression error. Raise the cap with "
+          "pooled_gzip::Options::max_decompressed_bytes. Logged at most once "
+          "a minute; GetTrafficStats() counts every refusal.",
+          FormatName(format), cap,
+          explicit_cap ? std::string("set by Options::max_decompressed_bytes")
+                       : absl::StrCat("twice the largest receive limit noted, ",
+                                      NotedReceiveLimit(), " bytes")));
+}
+
+void LogFailure(bool compressing, Format format, const absl::Status& status) {
+  static std::atomic<int64_t> next_compress_ns{0};
+  static std::atomic<int64_t> next_decompress_ns{0};
+  if (!OnceAMinute(compressing ? next_compress_ns : next_decompress_ns)) {
+    return;
+  }
+  POOLED_GZIP_LOG(
+      kError,
+      absl::StrFormat(
+          "pooled_gzip: %s %s message failed: %s. Logged at most once a "
+          "minute; GetTrafficStats() counts every failure.",
+          compressing ? "compressing a" : "inflating a received",
+          FormatName(format), status.ToString()));
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

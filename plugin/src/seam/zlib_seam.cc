@@ -1,0 +1,496 @@
+#include "seam/zlib_seam.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "codec/codec.h"
+#include "codec/contiguous_input.h"
+#include "codec/format.h"
+#include "codec/settings.h"
+#include "seam/codec_log.h"
+
+namespace pooled_gzip {
+namespace internal {
+namespace {
+
+// Above any user-space address on x86-64 and AArch64 (48-bit or 52-bit),
+// so never the z_streamp that zlib's own state begins with.
+constexpr uint64_t kServedMagic = 0xfeed'5eed'0000'6a70;
+
+// What one served stream holds between calls. Kept per thread once
+// ended, so that the buffers of the common sizes are allocated once.
+struct ServedStream {
+  uint64_t magic = kServedMagic;  // first, where zlib keeps z_streamp
+  bool compressing = true;
+  Format format = Format::kGzip;
+  enum class Phase { kTaking, kGiving, kEnded, kFailed, kZlib };
+  Phase phase = Phase::kTaking;
+  int error = Z_OK;
+  std::string taken;  // input taken before Z_FINISH
+  std::string made;   // the stream or message made, or zlib's replay output
+  size_t given = 0;   // bytes of `made` handed out
+  // Real zlib, once the stream is handed to it; opened with the caller's
+  // allocator and these parameters.
+  z_stream zlib{};
+  bool zlib_open = false;
+  int level = Z_DEFAULT_COMPRESSION;
+  int window_bits = MAX_WBITS;
+  int mem_level = 8;
+  int strategy = Z_DEFAULT_STRATEGY;
+  size_t cap = 0;  // inflating: the cap read when the stream was opened
+};
+
+// Ended streams of this thread: a few, since core has one message in hand
+// at a time on a thread. The head is trivially destructible, so a stream
+// ended during the thread's exit, after the owner below, is freed instead.
+constexpr int kIdlePerThread = 2;
+thread_local ServedStream* idle[kIdlePerThread] = {};
+thread_local bool idle_closed = false;
+
+struct IdleOwner {
+  ~IdleOwner() {
+    idle_closed = true;
+    for (ServedStream*& stream : idle) {
+      delete stream;
+      stream = nullptr;
+    }
+  }
+};
+thread_local IdleOwner idle_owner;
+
+thread_local uint64_t served_compress = 0;
+thread_local uint64_t served_decompress = 0;
+
+ServedStream* NewStream(bool compressing, Format format) {
+  (void)&idle_owner;  // constructed on the thread's first use
+  ServedStream* stream = nullptr;
+  for (ServedStream*& slot : idle) {
+    if (slot != nullptr) {
+      stream = slot;
+      slot = nullptr;
+      break;
+    }
+  }
+  if (stream == nullptr) {
+    stream = new (std::nothrow) ServedStream;
+    if (stream == nullptr) return nullptr;
+  }
+  stream->compressing = compressing;
+  stream->format = format;
+  stream->phase = ServedStream::Phase::kTaking;
+  stream->error = Z_OK;
+  stream->taken.clear();
+  stream->made.clear();
+  stream->given = 0;
+  return stream;
+}
+
+void Release(ServedStream* stream) {
+  if (stream->zlib_open) {
+    if (stream->compressing) {
+      deflateEnd(&stream->zlib);
+    } else {
+      inflateEnd(&stream->zlib);
+    }
+    stream->zlib_open = false;
+  }
+  if (!idle_closed) {
+    for (ServedStream*& slot : idle) {
+      if (slot != nullptr) continue;
+      // One huge message does not pin its size on the thread.
+      for (std::string* buffer : {&stream->taken, &stream->made}) {
+        if (buffer->capacity() > ReusableBuffer::kKeepBytes) {
+          std::string().swap(*buffer);
+        }
+      }
+      slot = stream;
+      return;
+    }
+  }
+  delete stream;
+}
+
+ServedStream* Served(z_streamp stream) {
+  if (stream == nullptr || stream->state == nullptr) return nullptr;
+  auto* served = reinterpret_cast<ServedStream*>(stream->state);
+  return served->magic == kServedMagic ? served : nullptr;
+}
+
+// The format a windowBits of core's asks for: 15 zlib, 31 gzip.
+std::optional<Format> CoreFormat(int window_bits) {
+  if (window_bits == MAX_WBITS) return Format::kZlib;
+  if (window_bits == MAX_WBITS + 16) return Format::kGzip;
+  return std::nullopt;
+}
+
+// A stream of core's message codec, which passes gpr's allocator, built
+// against this zlib. A caller that keeps zlib's default allocator is not
+// core, and may rely on output before Z_FINISH: its streams stay zlib's.
+bool CoresStream(z_streamp stream, const char* version, int stream_size) {
+  return stream != nullptr && stream->zalloc != Z_NULL &&
+         stream->zfree != Z_NULL && version != nullptr &&
+         version[0] == ZLIB_VERSION[0] &&
+         stream_size == static_cast<int>(sizeof(z_stream));
+}
+
+void Open(z_streamp stream, ServedStream* served) {
+  stream->state = reinterpret_cast<internal_state*>(served);
+  stream->msg = nullptr;
+  stream->total_in = 0;
+  stream->total_out = 0;
+  stream->data_type = Z_UNKNOWN;
+  stream->adler = served->format == Format::kGzip ? 0 : 1;
+}
+
+void Consume(z_streamp stream, size_t bytes) {
+  stream->next_in += bytes;
+  stream->avail_in -= static_cast<uInt>(bytes);
+  stream->total_in += bytes;
+}
+
+// Copies what the caller has room for of `made`; true once all is given.
+bool Give(ServedStream* served, z_streamp stream) {
+  const size_t bytes =
+      std::min<size_t>(served->made.size() - served->given, stream->avail_out);
+  std::memcpy(stream->next_out, served->made.data() + served->given, bytes);
+  stream->next_out += bytes;
+  stream->avail_out -= static_cast<uInt>(bytes);
+  stream->total_out += bytes;
+  served->given += bytes;
+  return served->given == served->made.size();
+}
+
+int Fail(ServedStream* served, z_streamp stream, int error, const char* why) {
+  served->phase = ServedStream::Phase::kFailed;
+  served->error = error;
+  stream->msg = const_cast<char*>(why);
+  return error;
+}
+
+uint32_t BigEndian32(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 |
+         b[3];
+}
+
+uint32_t LittleEndian32(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return uint32_t{b[3]} << 24 | uint32_t{b[2]} << 16 | uint32_t{b[1]} << 8 |
+         b[0];
+}
+
+// The check value a complete stream ends with, as zlib leaves it in adler.
+uint32_t CheckValueOf(Format format, absl::string_view complete_stream) {
+  const char* end = complete_stream.data() + complete_stream.size();
+  return format == Format::kGzip ? LittleEndian32(end - 8)
+                                 : BigEndian32(end - 4);
+}
+
+// The whole input of a served stream at Z_FINISH: what the caller gives
+// now, after what was taken before (copied after it only if there was).
+absl::string_view WholeInput(ServedStream* served, z_streamp stream) {
+  const absl::string_view now(reinterpret_cast<const char*>(stream->next_in),
+                              stream->avail_in);
+  if (served->taken.empty()) return now;
+  served->taken.append(now.data(), now.size());
+  return served->taken;
+}
+
+// --- The hand-off to real zlib -------------------------------------------
+
+int RealFlate(ServedStream* served, int flush) {
+  return served->compressing ? deflate(&served->zlib, flush)
+                             : inflate(&served->zlib, flush);
+}
+
+// Room zlib may write into this call: inflating, at most one byte past
+// the cap in all, so that a stream past it is seen.
+uInt ZlibRoom(const ServedStream& served, uInt avail_out) {
+  if (served.compressing) return avail_out;
+  const uint64_t written = served.zlib.total_out;
+  const uint64_t room = written > served.cap ? 0 : served.cap + 1 - written;
+  return static_cast<uInt>(std::min<uint64_t>(room, avail_out));
+}
+
+bool PastCap(const ServedStream& served) {
+  return !served.compressing && served.zlib.total_out > served.cap;
+}
+
+// Opens real zlib with the caller's allocator and replays what the stream
+// took so far into `made`, which the next calls hand out first.
+int HandToZlib(ServedStream* served, z_streamp stream) {
+  z_stream& zlib = served->zlib;
+  zlib = z_stream{};
+  zlib.zalloc = stream->zalloc;
+  zlib.zfree = stream->zfree;
+  zlib.opaque = stream->opaque;
+  const int opened =
+      served->compressing
+          ? deflateInit2(&zlib, served->level, Z_DEFLATED, served->window_bits,
+                         served->mem_level, served->strategy)
+          : inflateInit2(&zlib, served->window_bits);
+  if (opened != Z_OK) return Fail(served, stream, opened, zlib.msg);
+  served->zlib_open = true;
+  served->phase = ServedStream::Phase::kZlib;
+  served->made.clear();
+  served->given = 0;
+  zlib.next_in = reinterpret_cast<Bytef*>(served->taken.data());
+  zlib.avail_in = static_cast<uInt>(served->taken.size());
+  while (zlib.avail_in > 0) {
+    const size_t before = served->made.size();
+    served->made.resize(before + std::max<size_t>(zlib.avail_in, 4096));
+    zlib.next_out = reinterpret_cast<Bytef*>(&served->made[before]);
+    const uInt room =
+        ZlibRoom(*served, static_cast<uInt>(served->made.size() - before));
+    zlib.avail_out = room;
+    const int result = RealFlate(served, Z_NO_FLUSH);
+    served->made.resize(before + room - zlib.avail_out);
+    if (PastCap(*served)) {
+      LogRefusal(served->format, served->cap);
+      return Fail(served, stream, Z_MEM_ERROR, "past pooled_gzip's cap");
+    }
+    if (result == Z_STREAM_END && zlib.avail_in > 0) {
+      // zlib would have left these bytes in avail_in; they were consumed.
+      return Fail(served, stream, Z_DATA_ERROR, "bytes after the stream end");
+    }
+    if (result == Z_STREAM_END) break;
+    if (result != Z_OK && result != Z_BUF_ERROR) {
+      return Fail(served, stream, result, zlib.msg);
+    }
+    if (result == Z_BUF_ERROR && zlib.avail_out > 0) break;  // needs more
+  }
+  return Z_OK;
+}
+
+// A stream real zlib serves: hands out the replay's output first, then
+// lets zlib work on the caller's buffers.
+int PassOn(ServedStream* served, z_streamp stream, int flush) {
+  if (served->given < served->made.size()) {
+    if (stream->next_out == nullptr) return Z_STREAM_ERROR;
+    if (!Give(served, stream)) return Z_OK;
+    if (stream->avail_out == 0) return Z_OK;
+  }
+  z_stream& zlib = served->zlib;
+  zlib.next_in = stream->next_in;
+  zlib.avail_in = stream->avail_in;
+  zlib.next_out = stream->next_out;
+  const uInt room = ZlibRoom(*served, stream->avail_out);
+  zlib.avail_out = room;
+  const uLong in_before = zlib.total_in;
+  const int result = RealFlate(served, flush);
+  const uInt written = room - zlib.avail_out;
+  stream->total_in += zlib.total_in - in_before;
+  stream->next_in = zlib.next_in;
+  stream->avail_in = zlib.avail_in;
+  stream->next_out = zlib.next_out;
+  stream->avail_out -= written;
+  stream->total_out += written;
+  stream->adler = zlib.adler;
+  stream->data_type = zlib.data_type;
+  stream->msg = zlib.msg;
+  if (PastCap(*served)) {
+    LogRefusal(served->format, served->cap);
+    return Fail(served, stream, Z_MEM_ERROR, "past pooled_gzip's cap");
+  }
+  return result;
+}
+
+// --- Served streams -------------------------------------------------------
+
+// Z_FINISH: the whole stream made in one codec call. Core sends a message
+// plain unless its stream is shorter, so a stream that would not be, or a
+// message the options skip, is counted as on the core codec path and given
+// to the caller as stored blocks, a valid stream that core then declines.
+int Make(ServedStream* served, z_streamp stream) {
+  const absl::string_view input = WholeInput(served, stream);
+  CompressOptions options =
+      ConfiguredOptions(served->format, Skipping::kAsConfigured);
+  options.max_output_bytes = input.empty() ? 0 : input.size() - 1;
+  StringSink sink(&served->made);
+  absl::Status status =
+      Compress(absl::MakeConstSpan(&input, 1), options, &sink);
+  if (absl::IsResourceExhausted(status) || absl::IsFailedPrecondition(status)) {
+    served->made.clear();
+    status = Store(absl::MakeConstSpan(&input, 1), served->format, &sink);
+  }
+  if (!status.ok()) {
+    LogFailure(/*compressing=*/true, served->format, status);
+    return Fail(served, stream, Z_MEM_ERROR, "no compressor");
+  }
+  Consume(stream, stream->avail_in);
+  stream->adler = CheckValueOf(served->format, served->made);
+  return Z_OK;
+}
+
+// Z_FINISH: the whole message inflated in one codec call, within the cap.
+int Inflate(ServedStream* served, z_streamp stream) {
+  const absl::string_view input = WholeInput(served, stream);
+  const DecompressSettings settings = CurrentDecompressSettings();
+  const InflaterKey reader = settings.ReaderFor(served->format);
+  StringSink sink(&served->made, settings.cap);
+  const absl::Status status =
+      Decompress(absl::MakeConstSpan(&input, 1), served->format, settings.cap,
+                 &sink, reader.backend, reader.strictness);
+  if (absl::IsDataLoss(status)) {
+    return Fail(served, stream, Z_DATA_ERROR,
+                "corrupt or truncated stream, or bytes after its end");
+  }
+  if (absl::IsResourceExhausted(status)) {
+    LogRefusal(served->format, settings.cap);
+    return Fail(served, stream, Z_MEM_ERROR, "past pooled_gzip's cap");
+  }
+  if (!status.ok()) {
+    LogFailure(/*compressing=*/false, served->format, status);
+    return Fail(served, stream, Z_MEM_ERROR, "no decompressor");
+  }
+  Consume(stream, stream->avail_in);
+  stream->adler = CheckValueOf(served->format, input);
+  return Z_OK;
+}
+
+// What deflate and inflate share: taking, making once, giving.
+int Flate(ServedStream* served, z_streamp stream, int flush) {
+  using Phase = ServedStream::Phase;
+  if (served->phase == Phase::kZlib) return PassOn(served, stream, flush);
+  if (served->phase == Phase::kFailed) return served->error;
+  if (flush < Z_NO_FLUSH || flush > Z_TREES || stream->next_out == nullptr ||
+      (stream->avail_in != 0 && stream->next_in == nullptr)) {
+    return Z_STREAM_ERROR;
+  }
+  if (served->phase == Phase::kTaking) {
+    if (flush != Z_NO_FLUSH && flush != Z_FINISH) {
+      const int handed = HandToZlib(served, stream);
+      return handed == Z_OK ? PassOn(served, stream, flush) : handed;
+    }
+    if (stream->avail_out == 0) return Z_BUF_ERROR;
+    if (flush == Z_NO_FLUSH) {
+      if (stream->avail_in == 0) return Z_BUF_ERROR;  // no progress possible
+      served->taken.append(reinterpret_cast<const char*>(stream->next_in),
+                           stream->avail_in);
+      Consume(stream, stream->avail_in);
+      return Z_OK;
+    }
+    const int made =
+        served->compressing ? Make(served, stream) : Inflate(served, stream);
+    if (made != Z_OK) return made;
+    served->phase = Phase::kGiving;
+  } else if (served->compressing && flush != Z_FINISH) {
+    return Z_STREAM_ERROR;  // zlib: every call after Z_FINISH finishes
+  }
+  if (served->phase == Phase::kGiving) {
+    if (stream->avail_out == 0) return Z_BUF_ERROR;
+    if (!Give(served, stream)) {
+      // zlib's inflate says a Z_FINISH that cannot complete is a buffer
+      // error; its deflate, that there is more to come.
+      return served->compressing || flush != Z_FINISH ? Z_OK : Z_BUF_ERROR;
+    }
+    served->phase = Phase::kEnded;
+    ++(served->compressing ? served_compress : served_decompress);
+  }
+  return Z_STREAM_END;
+}
+
+int End(z_streamp stream, bool compressing) {
+  ServedStream* served = Served(stream);
+  if (served == nullptr || served->compressing != compressing) {
+    return Z_STREAM_ERROR;
+  }
+  // zlib's deflateEnd says a stream freed before its end lost data.
+  const bool unfinished = served->phase == ServedStream::Phase::kTaking
+                              ? !served->taken.empty()
+                              : served->phase == ServedStream::Phase::kGiving;
+  stream->state = nullptr;
+  Release(served);
+  return compressing && unfinished ? Z_DATA_ERROR : Z_OK;
+}
+
+}  // namespace
+
+int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
+                     int mem_level, int strategy, const char* version,
+                     int stream_size) {
+  const std::optional<Format> format = CoreFormat(window_bits);
+  if (!CoresStream(stream, version, stream_size) || !format ||
+      level != Z_DEFAULT_COMPRESSION || method != Z_DEFLATED ||
+      mem_level != 8 || strategy != Z_DEFAULT_STRATEGY) {
+    return deflateInit2_(stream, level, method, window_bits, mem_level,
+                         strategy, version, stream_size);
+  }
+  ServedStream* served = NewStream(/*compressing=*/true, *format);
+  if (served == nullptr) return Z_MEM_ERROR;
+  served->level = level;
+  served->window_bits = window_bits;
+  served->mem_level = mem_level;
+  served->strategy = strategy;
+  Open(stream, served);
+  return Z_OK;
+}
+
+int SeamDeflate(z_streamp stream, int flush) {
+  ServedStream* served = Served(stream);
+  if (served == nullptr) return deflate(stream, flush);
+  if (!served->compressing) return Z_STREAM_ERROR;
+  return Flate(served, stream, flush);
+}
+
+int SeamDeflateEnd(z_streamp stream) {
+  if (Served(stream) == nullptr) return deflateEnd(stream);
+  return End(stream, /*compressing=*/true);
+}
+
+int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
+                     int stream_size) {
+  const std::optional<Format> format = CoreFormat(window_bits);
+  if (!CoresStream(stream, version, stream_size) || !format) {
+    return inflateInit2_(stream, window_bits, version, stream_size);
+  }
+  ServedStream* served = NewStream(/*compressing=*/false, *format);
+  if (served == nullptr) return Z_MEM_ERROR;
+  served->window_bits = window_bits;
+  served->cap = CurrentDecompressSettings().cap;
+  Open(stream, served);
+  return Z_OK;
+}
+
+int SeamInflate(z_streamp stream, int flush) {
+  ServedStream* served = Served(stream);
+  if (served == nullptr) return inflate(stream, flush);
+  if (served->compressing) return Z_STREAM_ERROR;
+  return Flate(served, stream, flush);
+}
+
+int SeamInflateEnd(z_streamp stream) {
+  if (Served(stream) == nullptr) return inflateEnd(stream);
+  return End(stream, /*compressing=*/false);
+}
+
+const std::array<ZlibEntry, 6>& ZlibEntries() {
+  static const std::array<ZlibEntry, 6> entries = {{
+      {"deflate", reinterpret_cast<void*>(&SeamDeflate),
+       reinterpret_cast<const void*>(&deflate)},
+      {"inflate", reinterpret_cast<void*>(&SeamInflate),
+       reinterpret_cast<const void*>(&inflate)},
+      {"deflateEnd", reinterpret_cast<void*>(&SeamDeflateEnd),
+       reinterpret_cast<const void*>(&deflateEnd)},
+      {"inflateEnd", reinterpret_cast<void*>(&SeamInflateEnd),
+       reinterpret_cast<const void*>(&inflateEnd)},
+      {"deflateInit2_", reinterpret_cast<void*>(&SeamDeflateInit2),
+       reinterpret_cast<const void*>(&deflateInit2_)},
+      {"inflateInit2_", reinterpret_cast<void*>(&SeamInflateInit2),
+       reinterpret_cast<const void*>(&inflateInit2_)},
+  }};
+  return entries;
+}
+
+uint64_t StreamsServedOnThisThread(bool compressing) {
+  return compressing ? served_compress : served_decompress;
+}
+
+}  // namespace internal
+}  // namespace pooled_gzip

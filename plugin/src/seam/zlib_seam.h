@@ -1,0 +1,85 @@
+// The zlib seam: gRPC's message codec served where it calls zlib.
+//
+// Every gRPC build (message_compress.cc, 1.51 through master) makes each
+// message's stream through six zlib entry points: deflateInit2_ or
+// inflateInit2_, then deflate or inflate once per input slice (Z_NO_FLUSH,
+// and Z_FINISH on the last) into 1,024-byte output slices for as long as
+// it fills them, then deflateEnd or inflateEnd. In a shared libgrpc these
+// are imports whatever flags it was linked with (-Bsymbolic-functions, LTO,
+// -z now), and only the message codec makes them; activation points
+// libgrpc's six relocation slots at the functions below
+// (seam/activation.h), and nothing else in the process changes.
+//
+// Each function keeps zlib's contract for any caller:
+// - A stream opened as core opens its streams (gpr's allocator, which
+//   leaves zalloc and zfree set; Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+//   windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY; inflate windowBits
+//   15 or 31) is served, as core always ends its input with Z_FINISH: its
+//   input is taken (copied, as
+//   zlib lets a caller reuse what it consumed) until Z_FINISH; then one
+//   codec call makes the whole stream, or inflates the whole message, with
+//   the configured backend, the pooled contexts, the cap and the traffic
+//   statistics of the core codec (codec/codec.h); the result is handed out
+//   over as many calls as the caller's output room needs.
+// - Any other stream is real zlib's from the start (a caller on zlib's
+//   default allocator may rely on output before Z_FINISH, which a served
+//   stream does not give), and so is a served
+//   stream from its first flush that is neither Z_NO_FLUSH nor Z_FINISH:
+//   what it took so far is replayed into a real zlib stream, which serves
+//   it to the end.
+// - A stream's state begins with a word no zlib state can begin with (a
+//   pointer), so each function passes a stream that real zlib opened (one
+//   in flight while the slots were pointed) on to real zlib.
+//
+// What a caller can tell apart, none of which changes what core does with
+// a message: a served stream writes nothing before Z_FINISH, or before it
+// is handed to zlib (after which zlib's bytes come out split over the calls
+// otherwise); its bytes are the backend's; and a stream the codec refuses
+// fails at Z_FINISH for good,
+// with Z_DATA_ERROR (corrupt, truncated, or followed by bytes that zlib
+// would leave unread in avail_in, where core fails the message as well) or
+// Z_MEM_ERROR (past the cap, or out of memory).
+
+#ifndef POOLED_GZIP_SRC_SEAM_ZLIB_SEAM_H_
+#define POOLED_GZIP_SRC_SEAM_ZLIB_SEAM_H_
+
+#include <zlib.h>
+
+#include <array>
+#include <cstdint>
+
+namespace pooled_gzip {
+namespace internal {
+
+int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
+                     int mem_level, int strategy, const char* version,
+                     int stream_size);
+int SeamDeflate(z_streamp stream, int flush);
+int SeamDeflateEnd(z_streamp stream);
+int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
+                     int stream_size);
+int SeamInflate(z_streamp stream, int flush);
+int SeamInflateEnd(z_streamp stream);
+
+// One of zlib's entry points, the function above that serves it, and
+// zlib's own as this library reaches it.
+struct ZlibEntry {
+  const char* name;
+  void* served;
+  const void* zlib;
+};
+
+// The six, in the order their slots are pointed: the four that pass real
+// zlib's streams on first, the two that open served streams last, so that
+// no served stream ever reaches one of real zlib's functions.
+const std::array<ZlibEntry, 6>& ZlibEntries();
+
+// Streams the codec made to the end on the calling thread since it
+// started, per direction: what activation watches to see gRPC's own code
+// served.
+uint64_t StreamsServedOnThisThread(bool compressing);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_SEAM_ZLIB_SEAM_H_

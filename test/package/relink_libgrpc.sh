@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# libgrpc builds that are not the one the build uses, made from the
+# system's own libgrpc.a relinked as a shared library with libgrpc's
+# SONAME, each in CACHE/VARIANT/, to be loaded in its place through
+# LD_LIBRARY_PATH (on_relinked_libgrpc.sh):
+#
+#   debian    the archive relinked as it is: the control.
+#   ubuntu    the same with -Wl,-Bsymbolic-functions, which Ubuntu's
+#             dpkg-buildflags add to every shared library: libgrpc binds its
+#             own calls to grpc_msg_compress and grpc_msg_decompress, and
+#             has no slot for them; its zlib imports remain.
+#   stand-in  message_compress.cc.o replaced by STAND_IN_SOURCE, the same
+#             two functions with another contract.
+#
+#   relink_libgrpc.sh LIBGRPC CACHE STAND_IN_SOURCE
+#
+# LIBGRPC is the shared libgrpc the build uses; libgrpc.a is taken from
+# beside it. A variant is relinked only when the archive, the stand-in or
+# this script is newer than it.
+set -euo pipefail
+libgrpc=$1
+cache=$2
+stand_in_source=$3
+
+archive=$(dirname "$(readlink -f "$libgrpc")")/libgrpc.a
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$cache"
+
+# Bounds every step: a hang is a failure, not a stuck CTest.
+run() { timeout 300 "$@"; }
+
+soname=$(run readelf -d "$libgrpc" |
+  sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+# What libgrpc itself is linked with, by SONAME, less what the compiler
+# driver adds anyway: the relink resolves against the same libraries.
+mapfile -t needed < <(run readelf -d "$libgrpc" |
+  sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' |
+  grep -v -E '^(libc|libm|libstdc\+\+|libgcc_s|ld-linux-.*)\.so' |
+  sed 's/^/-l:/')
+
+# Whether CACHE/VARIANT/SONAME is newer than everything it is made from.
+cached() {
+  local out="$cache/$1/$soname"
+  [[ -f "$out" && "$out" -nt "$archive" && "$out" -nt "$0" &&
+     "$out" -nt "$stand_in_source" ]]
+}
+
+# Relinks `archive_in` (whole) plus OBJECTS into CACHE/VARIANT/SONAME with
+# `flags`, unless cached.
+relink() {
+  local variant=$1 archive_in=$2 flags=$3
+  shift 3
+  local out="$cache/$variant/$soname"
+  cached "$variant" && return
+  mkdir -p "$cache/$variant"
+  local started=$EPOCHREALTIME
+  # --no-undefined: a dependency missing from `needed` fails here, not at
+  # load time in a consumer.
+  # shellcheck disable=SC2086  # `flags` is empty or one option
+  run c++ -shared -o "$out.tmp" -Wl,-soname,"$soname" $flags \
+    -Wl,--no-undefined "$@" -Wl,--whole-archive "$archive_in" \
+    -Wl,--no-whole-archive "${needed[@]}"
+  mv "$out.tmp" "$out"
+  echo "   relinked $variant in" \
+    "$(awk "BEGIN { printf \"%.1f\", $EPOCHREALTIME - $started }") s"
+}
+
+echo "== relinking $archive ($(run ar t "$archive" | wc -l) objects) as $soname"
+# message_compress.cc.o must define exactly the two functions as strong
+# symbols, or the stand-in would not replace all of it (1.83's also holds
+# weak template instances of Abseil's logging, which any other object's
+# copy replaces). The archive is edited with `ar d`
+# rather than extracted and relinked from files: some of its member names
+# repeat (ev_epoll1_linux.cc.o, the upb files), and `ar x` keeps only the
+# last of each.
+(cd "$scratch" && run ar x "$archive" message_compress.cc.o)
+defined=$(run nm -g --defined-only "$scratch/message_compress.cc.o" |
+  awk '$2 !~ /^[VWu]$/ {print $3}' | sort | tr '\n' ' ')
+if [[ "$defined" != "_Z17grpc_msg_compress26grpc_compression_algorithmP17grpc_slice_bufferS1_ _Z19grpc_msg_decompress26grpc_compression_algorithmP17grpc_slice_bufferS1_ " ]]; then
+  echo "message_compress.cc.o defines other symbols: $defined"
+  exit 1
+fi
+
+relink debian "$archive" ""
+relink ubuntu "$archive" -Wl,-Bsymbolic-functions
+if ! cached stand-in; then
+  # shellcheck disable=SC2046  # pkg-config output is meant to be split
+  run c++ -std=c++17 -O2 -fPIC -Wall -Wextra -Werror -c "$stand_in_source" \
+    -o "$scratch/stand_in.o" $(run pkg-config --cflags grpc)
+  cp "$archive" "$scratch/without_codec.a"
+  run ar d "$scratch/without_codec.a" message_compress.cc.o
+fi
+relink stand-in "$scratch/without_codec.a" "" "$scratch/stand_in.o"
+
+# The relinks are what they stand for: two lazy slots for gRPC's codec in
+# the faithful ones, none where libgrpc binds its own calls, and the six
+# zlib imports in every one.
+count() { run readelf -rW "$cache/$1/$soname" | grep -c -E "$2" || true; }
+for variant in debian stand-in ubuntu; do
+  codec_slots=$(count "$variant" 'JUMP_SLOT.*grpc_msg_')
+  expected=2
+  [[ $variant == ubuntu ]] && expected=0
+  if [[ $codec_slots != "$expected" ]]; then
+    echo "the $variant relink has $codec_slots grpc_msg_* slots, not $expected"
+    exit 1
+  fi
+  zlib_slots=$(count "$variant" \
+    ' (deflateInit2_|deflate|deflateEnd|inflateInit2_|inflate|inflateEnd) \+')
+  if [[ $zlib_slots != 6 ]]; then
+    echo "the $variant relink has $zlib_slots zlib import slots, not 6"
+    exit 1
+  fi
+done
+echo "relinked libgrpc: debian, ubuntu and stand-in in $cache"

@@ -1,0 +1,100 @@
+#include "core_zlib_calls.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace pooled_gzip::test_support {
+namespace {
+
+constexpr size_t kOutputBlock = 1024;  // core's OUTPUT_BLOCK_SIZE
+
+// Core sets gpr's allocator on every stream; these stand for it.
+void* Allocate(void* /*opaque*/, unsigned items, unsigned size) {
+  return std::malloc(static_cast<size_t>(items) * size);
+}
+void Free(void* /*opaque*/, void* address) { std::free(address); }
+
+z_stream CoresStream() {
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  zs.zalloc = &Allocate;
+  zs.zfree = &Free;
+  return zs;
+}
+
+int WindowBitsOf(internal::Format format) {
+  return format == internal::Format::kGzip ? MAX_WBITS + 16 : MAX_WBITS;
+}
+
+// zlib_body: the output blocks joined, or nullopt where core fails.
+std::optional<std::string> Body(z_stream* zs,
+                                const std::vector<std::string>& slices,
+                                int (*flate)(z_streamp, int)) {
+  std::string output;
+  std::string block(kOutputBlock, '\0');
+  int result = Z_STREAM_END;  // no slices: core's loop never runs
+  zs->avail_out = kOutputBlock;
+  zs->next_out = reinterpret_cast<Bytef*>(block.data());
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const int flush = i + 1 == slices.size() ? Z_FINISH : Z_NO_FLUSH;
+    zs->avail_in = static_cast<uInt>(slices[i].size());
+    zs->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(slices[i].data()));
+    do {
+      if (zs->avail_out == 0) {
+        output += block;
+        zs->avail_out = kOutputBlock;
+        zs->next_out = reinterpret_cast<Bytef*>(block.data());
+      }
+      result = flate(zs, flush);
+      if (result < 0 && result != Z_BUF_ERROR) return std::nullopt;
+    } while (zs->avail_out == 0);
+    if (zs->avail_in != 0) return std::nullopt;
+  }
+  if (result != Z_STREAM_END) return std::nullopt;
+  output.append(block.data(), kOutputBlock - zs->avail_out);
+  return output;
+}
+
+}  // namespace
+
+ZlibEntryPoints RealZlib() {
+  return {&deflateInit2_, &deflate, &deflateEnd,
+          &inflateInit2_, &inflate, &inflateEnd};
+}
+
+std::optional<std::string> CoreCompress(
+    const ZlibEntryPoints& zlib, internal::Format format,
+    const std::vector<std::string>& slices) {
+  z_stream zs = CoresStream();
+  if (zlib.deflate_init(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+                        WindowBitsOf(format), 8, Z_DEFAULT_STRATEGY,
+                        ZLIB_VERSION, sizeof(z_stream)) != Z_OK) {
+    return std::nullopt;  // core asserts
+  }
+  std::optional<std::string> output = Body(&zs, slices, zlib.deflate);
+  zlib.deflate_end(&zs);
+  return output;
+}
+
+std::optional<std::string> CoreDecompress(
+    const ZlibEntryPoints& zlib, internal::Format format,
+    const std::vector<std::string>& slices) {
+  z_stream zs = CoresStream();
+  if (zlib.inflate_init(&zs, WindowBitsOf(format), ZLIB_VERSION,
+                        sizeof(z_stream)) != Z_OK) {
+    return std::nullopt;
+  }
+  std::optional<std::string> output = Body(&zs, slices, zlib.inflate);
+  zlib.inflate_end(&zs);
+  return output;
+}
+
+std::vector<std::string> Slices(const std::string& bytes, size_t piece) {
+  std::vector<std::string> slices;
+  for (size_t at = 0; at < bytes.size(); at += piece) {
+    slices.push_back(bytes.substr(at, piece));
+  }
+  return slices;
+}
+
+}  // namespace pooled_gzip::test_support

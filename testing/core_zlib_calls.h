@@ -1,0 +1,52 @@
+// gRPC core's calls into zlib for one message (message_compress.cc, 1.51
+// through master, zlib_compress/zlib_decompress around zlib_body), made
+// through any set of zlib's six entry points: real zlib's, or the ones the
+// zlib seam serves (plugin/src/seam/zlib_seam.h). The tests compare the two
+// on core's exact call pattern.
+
+#ifndef POOLED_GZIP_TESTING_CORE_ZLIB_CALLS_H_
+#define POOLED_GZIP_TESTING_CORE_ZLIB_CALLS_H_
+
+#include <zlib.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codec/format.h"
+
+namespace pooled_gzip::test_support {
+
+struct ZlibEntryPoints {
+  int (*deflate_init)(z_streamp, int, int, int, int, int, const char*, int);
+  int (*deflate)(z_streamp, int);
+  int (*deflate_end)(z_streamp);
+  int (*inflate_init)(z_streamp, int, const char*, int);
+  int (*inflate)(z_streamp, int);
+  int (*inflate_end)(z_streamp);
+};
+
+// This program's zlib.
+ZlibEntryPoints RealZlib();
+
+// What core does with a message in `slices`: a stream opened with core's
+// parameters and an allocator of its own (core's is gpr's), each slice given
+// with Z_NO_FLUSH (the last with Z_FINISH) into fresh 1,024-byte output blocks
+// while the last one is full. The output, or nullopt where core fails the
+// message (a negative result other than Z_BUF_ERROR, input left over, no
+// Z_STREAM_END at the end). Compressing, core's own rule that a stream must be
+// shorter than the message comes after this and is left to the caller.
+std::optional<std::string> CoreCompress(const ZlibEntryPoints& zlib,
+                                        internal::Format format,
+                                        const std::vector<std::string>& slices);
+std::optional<std::string> CoreDecompress(
+    const ZlibEntryPoints& zlib, internal::Format format,
+    const std::vector<std::string>& slices);
+
+// `bytes` cut into pieces of `piece` bytes (the last may be shorter); none
+// for no bytes, as core's slice buffer of an empty message.
+std::vector<std::string> Slices(const std::string& bytes, size_t piece);
+
+}  // namespace pooled_gzip::test_support
+
+#endif  // POOLED_GZIP_TESTING_CORE_ZLIB_CALLS_H_
