@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 #include "absl/status/status.h"
@@ -36,23 +37,10 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
 
 absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     const std::vector<std::string>& argv, const Options& options) {
-  const std::string command = absl::StrJoin(argv, " ");
   if (argv.empty() || access(argv[0].c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(
         "cannot run '", argv.empty() ? "" : argv[0],
         "': missing peer; run scripts/install_interop_peers.sh and rebuild"));
-  }
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    return absl::InternalError("pipe2() failed");
-  }
-  int input_fds[2] = {-1, -1};
-  // A child that died must fail WriteLine, not end this process.
-  if (options.pipe_stdin) signal(SIGPIPE, SIG_IGN);
-  if (options.pipe_stdin && pipe2(input_fds, O_CLOEXEC) != 0) {
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    return absl::InternalError("pipe2() failed");
   }
   // Everything the child needs is built before fork: only async-signal-safe
   // calls may run between fork and exec in a threaded process.
@@ -68,6 +56,42 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   std::vector<char*> envp;
   for (std::string& entry : environment) envp.push_back(entry.data());
   envp.push_back(nullptr);
+  return ForkWithPipes(absl::StrJoin(argv, " "), options,
+                       [&] { execve(args[0], args.data(), envp.data()); });
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Fork(
+    std::string name, absl::FunctionRef<int()> body) {
+  return Fork(std::move(name), body, Options());
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Fork(
+    std::string name, absl::FunctionRef<int()> body, const Options& options) {
+  // Otherwise the child would inherit, and print again, whatever this
+  // process had buffered.
+  std::fflush(nullptr);
+  return ForkWithPipes(std::move(name), options, [&] {
+    const int code = body();
+    std::fflush(nullptr);
+    _exit(code);
+  });
+}
+
+absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::ForkWithPipes(
+    std::string command, const Options& options,
+    absl::FunctionRef<void()> exec) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return absl::InternalError("pipe2() failed");
+  }
+  int input_fds[2] = {-1, -1};
+  // A child that died must fail WriteLine, not end this process.
+  if (options.pipe_stdin) signal(SIGPIPE, SIG_IGN);
+  if (options.pipe_stdin && pipe2(input_fds, O_CLOEXEC) != 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return absl::InternalError("pipe2() failed");
+  }
   const pid_t parent = getpid();
 
   const pid_t pid = fork();
@@ -87,13 +111,13 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
     const int input =
         options.pipe_stdin ? input_fds[0] : open("/dev/null", O_RDONLY);
     if (input >= 0) dup2(input, STDIN_FILENO);
-    execve(args[0], args.data(), envp.data());
+    exec();
     _exit(127);
   }
   close(pipe_fds[1]);
   if (options.pipe_stdin) close(input_fds[0]);
   return std::unique_ptr<ChildProcess>(
-      new ChildProcess(pid, pipe_fds[0], input_fds[1], command));
+      new ChildProcess(pid, pipe_fds[0], input_fds[1], std::move(command)));
 }
 
 ChildProcess::~ChildProcess() {
@@ -162,6 +186,9 @@ bool ChildProcess::ReadSome(absl::Duration timeout) {
   const ssize_t n = read(output_fd_, buffer, sizeof(buffer));
   if (n > 0) {
     output_.append(buffer, n);
+    if (std::find(buffer, buffer + n, '\n') != buffer + n) {
+      last_line_at_ = absl::Now();
+    }
     return true;
   }
   if (n < 0 && errno == EINTR) return true;
@@ -169,19 +196,27 @@ bool ChildProcess::ReadSome(absl::Duration timeout) {
   return false;
 }
 
-bool ChildProcess::WaitExited(absl::Duration timeout) {
+bool ChildProcess::WaitExited(absl::Duration timeout, absl::Duration per_line) {
   if (Reap(WNOHANG)) return true;
   // A pidfd becomes readable when the child exits, which lets one poll()
   // wait for the exit and keep draining the child's output together.
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
   if (pidfd < 0) return false;
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time called = absl::Now();
+  const absl::Time deadline = called + timeout;
   bool exited = false;
-  while (!exited && absl::Now() < deadline) {
+  for (;;) {
+    const absl::Time now = absl::Now();
+    const absl::Time stalled = std::max(last_line_at_, called) + per_line;
+    const absl::Duration left = std::min(deadline, stalled) - now;
+    if (exited || left <= absl::ZeroDuration()) break;
     pollfd fds[2] = {{pidfd, POLLIN, 0},
                      {output_closed_ ? -1 : output_fd_, POLLIN, 0}};
-    const int64_t left = absl::ToInt64Milliseconds(deadline - absl::Now());
-    if (poll(fds, 2, static_cast<int>(std::max<int64_t>(left, 0))) < 0 &&
+    // At most a minute per poll: ToInt64Milliseconds of a long bound would
+    // not fit poll's int.
+    const int64_t wait =
+        absl::ToInt64Milliseconds(std::min(left, absl::Minutes(1)));
+    if (poll(fds, 2, static_cast<int>(std::max<int64_t>(wait, 0))) < 0 &&
         errno != EINTR) {
       break;
     }
@@ -237,6 +272,27 @@ absl::StatusOr<int> ChildProcess::WaitForExit(absl::Duration timeout) {
     return absl::DeadlineExceededError(
         absl::StrCat("'", command_, "' still ran after ",
                      absl::FormatDuration(timeout), "; output:\n", output_));
+  }
+  DrainOutput();
+  return exit_code_;
+}
+
+absl::StatusOr<int> ChildProcess::WaitForExitWhileProgressing(
+    absl::Duration per_line, absl::Duration safety_net) {
+  const absl::Time called = absl::Now();
+  if (!WaitExited(safety_net, per_line)) {
+    const absl::Time now = absl::Now();
+    const absl::Duration quiet = now - std::max(last_line_at_, called);
+    Terminate();
+    if (quiet >= per_line) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "'", command_, "' printed no new line for ",
+          absl::FormatDuration(quiet), " (hung; bound ",
+          absl::FormatDuration(per_line), " per line); output:\n", output_));
+    }
+    return absl::DeadlineExceededError(absl::StrCat(
+        "'", command_, "' still ran, printing, after the safety net of ",
+        absl::FormatDuration(now - called), "; output:\n", output_));
   }
   DrainOutput();
   return exit_code_;

@@ -1,9 +1,15 @@
 // A child process for the tests and benchmarks: a peer's server or client,
-// or a benchmark peer driven a line at a time, with its stdout (and by
-// default its stderr) captured through one pipe. Servers are waited for by
-// the "listening on 127.0.0.1:PORT" line they print once they serve, never
-// by sleeping. Every wait is bounded, and the child is killed if the
-// process that started it dies first.
+// a benchmark peer driven a line at a time, or a fork of the test itself,
+// with its stdout (and by default its stderr) captured through one pipe.
+// Servers are waited for by the "listening on 127.0.0.1:PORT" line they
+// print once they serve, never by sleeping. Every wait is bounded, and the
+// child is killed if the process that started it dies first.
+//
+// A child that could hang (a deadlock is a failure, not a stuck CTest) is
+// better bounded by its progress than by the clock: it prints a line per
+// unit of work and WaitForExitWhileProgressing fails only when no line
+// comes for a while. A sanitizer build on a busy machine makes every step
+// slower, but none of them endless.
 
 #ifndef POOLED_GZIP_TESTING_CHILD_PROCESS_H_
 #define POOLED_GZIP_TESTING_CHILD_PROCESS_H_
@@ -14,9 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 
 namespace pooled_gzip::support {
@@ -39,6 +47,16 @@ class ChildProcess {
       const std::vector<std::string>& env = {});
   static absl::StatusOr<std::unique_ptr<ChildProcess>> Start(
       const std::vector<std::string>& argv, const Options& options);
+  // Forks this process and runs `body` in the child, which then _exits with
+  // what `body` returned; `name` stands for the command in messages. Only
+  // the forking thread lives on in the child: for tests of what the child
+  // of a multi-threaded program can do without exec. stdio is flushed
+  // before the fork, so that the child's output holds only what `body`
+  // prints. Options::env does not apply.
+  static absl::StatusOr<std::unique_ptr<ChildProcess>> Fork(
+      std::string name, absl::FunctionRef<int()> body);
+  static absl::StatusOr<std::unique_ptr<ChildProcess>> Fork(
+      std::string name, absl::FunctionRef<int()> body, const Options& options);
   // Terminates the child if it still runs.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
@@ -66,6 +84,14 @@ class ChildProcess {
   // killed). Kills it and fails on timeout.
   absl::StatusOr<int> WaitForExit(absl::Duration timeout);
 
+  // As WaitForExit, but bounds the wait for each line of output instead of
+  // the whole run: kills the child and fails once `per_line` passes without
+  // a new line (counted from the last line read or the call, whichever is
+  // later), or `safety_net` in all, a bound far above any run that only
+  // stops a child that prints for ever.
+  absl::StatusOr<int> WaitForExitWhileProgressing(
+      absl::Duration per_line, absl::Duration safety_net = absl::Hours(1));
+
   // SIGTERM, then SIGKILL if it has not exited within a bound.
   void Terminate();
 
@@ -79,10 +105,17 @@ class ChildProcess {
         output_fd_(output_fd),
         input_fd_(input_fd),
         command_(std::move(command)) {}
+  // Forks with the pipes set up; in the child, runs `exec` with its stdout
+  // (and stderr) on the output pipe and never returns.
+  static absl::StatusOr<std::unique_ptr<ChildProcess>> ForkWithPipes(
+      std::string command, const Options& options,
+      absl::FunctionRef<void()> exec);
   // Reads what is available within `timeout`; false once the pipe is closed.
   bool ReadSome(absl::Duration timeout);
-  // Waits for the child to exit while draining its output.
-  bool WaitExited(absl::Duration timeout);
+  // Waits for the child to exit while draining its output, at most `timeout`
+  // and at most `per_line` without a new line of output.
+  bool WaitExited(absl::Duration timeout,
+                  absl::Duration per_line = absl::InfiniteDuration());
   // Reads what the child wrote just before exiting, which may still be in
   // the pipe when its exit is seen.
   void DrainOutput();
@@ -94,6 +127,7 @@ class ChildProcess {
   std::string command_;
   std::string output_;
   size_t scanned_ = 0;  // output_ bytes already read as lines
+  absl::Time last_line_at_ = absl::Now();  // when a line last came
   bool output_closed_ = false;
   bool exited_ = false;
   int exit_code_ = -1;

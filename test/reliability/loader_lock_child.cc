@@ -6,8 +6,9 @@
 //
 // Linked with libpooled_gzip ahead of libgrpc in NEEDED (the order CMake
 // and pkg-config give), so that gRPC's lazily bound calls to its codec
-// bind to this library's definitions. Prints "core codec active: yes|no";
-// exits 0 once the loop has stopped, 2 if the loop could not run.
+// bind to this library's definitions. Prints a line once the loop runs,
+// so that a hang shows as no line after it, then "core codec active:
+// yes|no"; exits 0 once the loop has stopped, 2 if the loop could not run.
 
 #include <dlfcn.h>
 
@@ -58,6 +59,8 @@ int main() {
     loader.join();
     return 2;
   }
+  std::printf("load loop running; installing the core codec\n");
+  std::fflush(stdout);
   const bool active =
       pooled_gzip::InstallCoreCodec() && pooled_gzip::CoreCodecActive();
   stop.store(true);

@@ -5,7 +5,9 @@
 // not yet relocated. Installing must leave such an object alone; writing
 // its slots then either crashes the loader relocating them or is undone
 // by it. Afterwards the importer, loaded once more, must be served by the
-// pooled codec. Exits 0 when it was, 1 otherwise.
+// pooled codec. Exits 0 when it was, 1 otherwise. Prints a line every
+// kLoadsPerLine loads, and after each step, so that a hang shows as
+// silence.
 //
 // Built twice: with libpooled_gzip ahead of libgrpc in NEEDED (as CMake
 // orders them), where relocating the importer binds its calls to this
@@ -32,6 +34,10 @@ ABSL_FLAG(int, loads, 2000,
 
 namespace {
 
+// Under TSan a load takes up to 50 ms on a busy machine: a line every few
+// seconds at worst.
+constexpr int kLoadsPerLine = 50;
+
 using ImporterCompressFn = int (*)(grpc_slice_buffer*);
 using ImporterDecompressFn = int (*)(grpc_slice_buffer*, int*);
 
@@ -44,6 +50,10 @@ bool LoadUnloadLoop(int loads) {
       return false;
     }
     dlclose(handle);
+    if ((i + 1) % kLoadsPerLine == 0) {
+      std::printf("loaded the importer %d of %d times\n", i + 1, loads);
+      std::fflush(stdout);
+    }
   }
   return true;
 }

@@ -39,6 +39,10 @@ using ReaderPool = ThreadLocalPool<InflaterPolicy>;
 const std::shared_ptr<IdleBudget>& Budget();
 
 // Never destroyed, so thread exit can always return contexts to them.
+// Safe across fork(): the first call to either registers a pthread_atfork
+// handler for both (pool/context_pool.h). Code that holds a lock of its own
+// while it uses them registers its handler after that first call, so that
+// its lock is taken first: prepare handlers run last registered first.
 WriterPool& Writers();
 ReaderPool& Readers();
 

@@ -1,5 +1,7 @@
 #include "codec/settings.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -80,10 +82,23 @@ struct State {
   Options options;
 };
 
+void LockForFork();
+void UnlockAfterFork();
+
+// Safe across fork(), as the pools are: ApplyOptions holds it while it
+// evicts from the pools, so the fork handler takes it before theirs.
 std::mutex& Mutex() {
-  static auto* mutex = new std::mutex;
+  static auto* mutex = [] {
+    auto* created = new std::mutex;
+    Writers();  // registers the pools' handler first (codec/pools.h)
+    pthread_atfork(LockForFork, UnlockAfterFork, UnlockAfterFork);
+    return created;
+  }();
   return *mutex;
 }
+
+void LockForFork() { Mutex().lock(); }
+void UnlockAfterFork() { Mutex().unlock(); }
 
 State& Guarded() {
   static auto* state = new State;

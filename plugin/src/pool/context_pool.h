@@ -35,6 +35,22 @@
 // A checkout is a std::unique_ptr whose deleter returns the context, so a
 // context goes back exactly once by construction. Code that saw the context
 // fail calls Discard() instead, which destroys it.
+//
+// fork(): the child has only the forking thread, so a lock another thread
+// held at that moment would stay held in it for ever, and the child's first
+// Acquire or Release that needs it would hang. Whoever owns a pool that may
+// be in use when the process forks registers, once, a pthread_atfork handler
+// that calls LockForFork before the fork and UnlockAfterFork after it, in
+// the parent and in the child alike: the forking thread then holds every
+// lock while the process is copied, so none is copied half-way through a
+// change. The order is the pool's own nesting, slots then reserve (a thread
+// exiting parks its contexts while it holds the slots); an owner that takes
+// a pool's locks while holding locks of its own takes its own first. In the
+// child, what the other threads had is leaked, never freed twice: their
+// idle contexts stay in their slots (EvictIdleIf may still take the slots'
+// bytes back), and the contexts they had checked out are never returned,
+// so Stats().live counts them for good; a thread caught by the fork between
+// claiming budget bytes and pooling a context leaves those bytes claimed.
 
 #ifndef POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
 #define POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
@@ -224,6 +240,17 @@ class ThreadLocalPool {
     // the reserve.
     const size_t revoked = shared_->RevokeIf(pred);
     return revoked + shared_->EvictIf(pred);
+  }
+
+  // For the owner's pthread_atfork handler (see the top of this file):
+  // takes the pool's locks, and gives them back, in the pool's own order.
+  void LockForFork() {
+    shared_->slots_mutex.lock();
+    shared_->reserve_mutex.lock();
+  }
+  void UnlockAfterFork() {
+    shared_->reserve_mutex.unlock();
+    shared_->slots_mutex.unlock();
   }
 
   PoolCounters Stats() const {
