@@ -4,7 +4,8 @@
 # the core codec on arm64 run under qemu-user emulation against the root's
 # libraries:
 # - the core codec differential against arm64 libgrpc's own functions
-#   (core_codec_test), the admission probe (contract_probe_test), its caps
+#   (core_codec_test), the zlib seam against arm64 zlib (zlib_seam_test),
+#   the admission probe (contract_probe_test), its caps
 #   and limits on a typed echo server (core_codec_limits_test: the 1 GiB
 #   bomb), and the over-limit statuses against stock gRPC in child
 #   processes (stock_statuses_test);
@@ -124,7 +125,7 @@ if ! cmake -S "$source_dir" -B "$build_dir" \
   echo "configure failed; full log: $build_dir/configure.log" >&2
   exit 1
 fi
-targets=(pooled_gzip core_codec_test contract_probe_test
+targets=(pooled_gzip core_codec_test zlib_seam_test contract_probe_test
   core_codec_limits_test stock_statuses_test echo_server echo_client
   status_client)
 step "building ${targets[*]}"
@@ -150,7 +151,7 @@ shown='^(CoreCodecTest\.SameResultsAndBytesAsLibgrpc|InstallTest\.ActiveWhenLink
   grep -E 'Test +#|cases compared|core codec|bomb|OK \]|FAILED|Failure|Expected|Which is|peak RSS')
 (cd "$build_dir" && ctest -j "$jobs" --output-on-failure --timeout 600 \
   --no-tests=error -E "$shown" \
-  -R '^([A-Za-z]+/)?(CoreCodec[A-Za-z]*|InstallTest|ContractProbe|StockStatusesTest)\.')
+  -R '^([A-Za-z]+/)?(CoreCodec[A-Za-z]*|ZlibSeamTest|InstallTest|ContractProbe|StockStatusesTest)\.')
 
 step "typed echo between separate processes"
 scratch=$(mktemp -d)

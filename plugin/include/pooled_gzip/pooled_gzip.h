@@ -75,18 +75,19 @@ CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
 
 // Installs the core codec for the whole process (idempotent, thread-safe;
 // the set-up calls above do it, EnableOnServer when the server is built)
-// and returns CoreCodecActive(). gRPC is admitted by what its codec does,
-// probed once, not by its version. A static gRPC is routed here at link
-// time by the static flavour's link options; for a shared libgrpc it
-// points the relocation slots through which gRPC calls its codec at this
-// library, whatever the link or load order (also when this library is
-// dlopen()ed after gRPC), and objects loaded later at the next set-up
-// call. It stays off where that cannot work (a gRPC whose codec answers
-// otherwise, a static gRPC linked without the options, a libgrpc linked
-// -Bsymbolic-functions, a shared libgrpc on an architecture other than
-// x86-64 and aarch64) and logs once
-// why, and what to do, as an error in gRPC's log (printed at gRPC's default
-// verbosity). The environment variable POOLED_GZIP_CORE_CODEC=0 keeps it
+// and returns CoreCodecActive(). For a shared libgrpc it serves the zlib
+// calls of gRPC's codec (and gRPC's codec functions themselves, where
+// libgrpc calls them through slots and they keep core's contract), whatever
+// the link or load order (also when this library is dlopen()ed after
+// gRPC), and objects loaded later at the next set-up call. A static gRPC is
+// routed here at link time by the static flavour's link options. Active
+// means seen: a message through gRPC's own codec was made by the pools,
+// in each direction. It stays off where that cannot be seen (a static gRPC
+// linked without the options, gRPC's zlib calls served by another copy of
+// this library, a shared libgrpc on an architecture other than x86-64 and
+// aarch64) and logs once why, and what to do, in gRPC's log (an error,
+// printed at gRPC's default verbosity; a warning where another copy serves
+// the process). The environment variable POOLED_GZIP_CORE_CODEC=0 keeps it
 // off, which, like the codec being active, is logged as information
 // (printed with GRPC_VERBOSITY=INFO). Linking the library without
 // installing changes nothing.

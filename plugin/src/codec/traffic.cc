@@ -2,6 +2,14 @@
 
 namespace pooled_gzip {
 namespace internal {
+namespace {
+
+thread_local int uncounted_depth = 0;
+
+}  // namespace
+
+UncountedScope::UncountedScope() { ++uncounted_depth; }
+UncountedScope::~UncountedScope() { --uncounted_depth; }
 
 Traffic& TrafficOf(bool compressing, Format format, Backend backend) {
   static Traffic traffic[2][2][kBackends];
@@ -12,6 +20,7 @@ Traffic& TrafficOf(bool compressing, Format format, Backend backend) {
 void CountMessage(bool compressing, Format format, Backend backend,
                   const absl::Status& status, size_t bytes_in, size_t bytes_out,
                   uint64_t nanoseconds) {
+  if (uncounted_depth > 0) return;
   Traffic& traffic = TrafficOf(compressing, format, backend);
   traffic.codec_nanoseconds.fetch_add(nanoseconds, std::memory_order_relaxed);
   if (status.ok()) {
@@ -36,6 +45,7 @@ void CountMessage(bool compressing, Format format, Backend backend,
 
 void CountSkipped(Format format, Backend backend, size_t bytes,
                   uint64_t nanoseconds) {
+  if (uncounted_depth > 0) return;
   Traffic& traffic = TrafficOf(/*compressing=*/true, format, backend);
   traffic.codec_nanoseconds.fetch_add(nanoseconds, std::memory_order_relaxed);
   traffic.skipped.fetch_add(1, std::memory_order_relaxed);

@@ -59,6 +59,17 @@ void CountMessage(bool compressing, Format format, Backend backend,
                   const absl::Status& status, size_t bytes_in, size_t bytes_out,
                   uint64_t nanoseconds);
 
+// While one is alive on a thread, that thread's messages are not counted:
+// for the library's own messages (activation's look at gRPC's codec), which
+// are no traffic of the process.
+class UncountedScope {
+ public:
+  UncountedScope();
+  ~UncountedScope();
+  UncountedScope(const UncountedScope&) = delete;
+  UncountedScope& operator=(const UncountedScope&) = delete;
+};
+
 // Counts a message sent plain without being compressed.
 void CountSkipped(Format format, Backend backend, size_t bytes,
                   uint64_t nanoseconds);

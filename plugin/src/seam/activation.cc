@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "codec/traffic.h"
 #include "seam/contract_probe.h"
 #include "seam/grpc_log.h"
 #include "seam/link_time_routing.h"
@@ -289,6 +290,7 @@ InstallResult Observe(const MessageCodec& grpc) {
       "pooled_gzip sees gRPC's own message codec served: pooled_gzip sees "
       "gRPC's own message codec served: pooled_gzip sees gRPC's own codec";
   InstallResult seen;
+  const UncountedScope not_traffic;
   grpc_slice_buffer message;
   grpc_slice_buffer compressed;
   grpc_slice_buffer inflated;

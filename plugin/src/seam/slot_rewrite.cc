@@ -269,12 +269,16 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
           symbol.st_shndx != SHN_UNDEF &&
           found.value ==
               reinterpret_cast<void*>(info->dlpi_addr + symbol.st_value);
-      if (scan->own.Contains(found.value)) {
+      // Another function of this object (the shared flavour's exported
+      // definitions, or the program's own where this library is linked
+      // into it) is taken like the stock definition.
+      if (found.value == matched->replacement) {
         found.was = FoundSlot::kToUs;
       } else if (type == kJumpSlot && SegmentsContain(*info, found.value) &&
                  !defined_here) {
         found.was = FoundSlot::kLazy;
-      } else if (found.value == matched->stock) {
+      } else if (found.value == matched->stock ||
+                 scan->own.Contains(found.value)) {
         found.was = FoundSlot::kStock;
       }
       if (scan->step == Scan::kPoint &&

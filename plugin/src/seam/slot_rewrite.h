@@ -58,7 +58,7 @@ struct SlotTarget {
 
 struct SlotReport {
   int total = 0;       // slots found for the targets, outside this object
-  int to_us = 0;       // pointing into this object (after any writes)
+  int to_us = 0;       // pointing at the replacement (after any writes)
   int redirected = 0;  // of those, pointed there by this call
   int lazy = 0;        // not bound yet when found (pointed, or left)
   int elsewhere = 0;   // pointing at the stock definition, not pointed
@@ -79,9 +79,10 @@ struct SlotReport {
 SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
                         const void* own_address, const void* within = nullptr);
 
-// Points every such slot that still leads to the stock definition, or is
-// lazy, at its target's replacement, keeping the rules above; slots taken
-// by another object are left and counted. The caller must have made sure
+// Points every such slot that still leads to the stock definition or into
+// the object containing `own_address`, or is lazy, at its target's
+// replacement, keeping the rules above; slots taken by another object are
+// left and counted. The caller must have made sure
 // the object containing `own_address` is never unloaded.
 SlotReport PointSlots(const std::vector<SlotTarget>& targets,
                       const void* own_address, const void* within = nullptr);
