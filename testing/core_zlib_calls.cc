@@ -14,14 +14,6 @@ void* Allocate(void* /*opaque*/, unsigned items, unsigned size) {
 }
 void Free(void* /*opaque*/, void* address) { std::free(address); }
 
-z_stream CoresStream() {
-  z_stream zs;
-  std::memset(&zs, 0, sizeof(zs));
-  zs.zalloc = &Allocate;
-  zs.zfree = &Free;
-  return zs;
-}
-
 int WindowBitsOf(internal::Format format) {
   return format == internal::Format::kGzip ? MAX_WBITS + 16 : MAX_WBITS;
 }
@@ -56,6 +48,14 @@ std::optional<std::string> Body(z_stream* zs,
 }
 
 }  // namespace
+
+z_stream CoresStream() {
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  zs.zalloc = &Allocate;
+  zs.zfree = &Free;
+  return zs;
+}
 
 ZlibEntryPoints RealZlib() {
   return {&deflateInit2_, &deflate, &deflateEnd,

@@ -43,6 +43,10 @@ std::optional<std::string> CoreDecompress(
     const ZlibEntryPoints& zlib, internal::Format format,
     const std::vector<std::string>& slices);
 
+// A z_stream as core opens one: zeroed, with an allocator of the caller's
+// own (core's is gpr's), which is what marks a stream as core's.
+z_stream CoresStream();
+
 // `bytes` cut into pieces of `piece` bytes (the last may be shorter); none
 // for no bytes, as core's slice buffer of an empty message.
 std::vector<std::string> Slices(const std::string& bytes, size_t piece);

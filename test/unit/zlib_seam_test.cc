@@ -10,7 +10,6 @@
 #include <zlib.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <random>
 #include <string>
@@ -126,17 +125,9 @@ TEST_F(ZlibSeamTest, CoreFailsTheMessagesZlibFails) {
 // flush on, is real zlib's: the same bytes, check value and totals, and the
 // same last answer. (A served stream writes nothing before it is handed
 // over, so the bytes may be split over the calls otherwise.)
-// As core, an allocator of the caller's own.
-void* Allocate(void* /*opaque*/, unsigned items, unsigned size) {
-  return std::malloc(static_cast<size_t>(items) * size);
-}
-void Free(void* /*opaque*/, void* address) { std::free(address); }
-
 std::string DeflateWithFlushes(const ZlibEntryPoints& zlib, int level,
                                const std::string& message) {
-  z_stream stream{};
-  stream.zalloc = &Allocate;
-  stream.zfree = &Free;
+  z_stream stream = test_support::CoresStream();
   if (zlib.deflate_init(&stream, level, Z_DEFLATED, MAX_WBITS + 16, 8,
                         Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                         sizeof(z_stream)) != Z_OK) {
@@ -177,9 +168,7 @@ TEST_F(ZlibSeamTest, OtherPatternsAreZlibsOwnByteForByte) {
 
 std::string InflateWithSyncFlush(const ZlibEntryPoints& zlib,
                                  const std::string& stream) {
-  z_stream z{};
-  z.zalloc = &Allocate;
-  z.zfree = &Free;
+  z_stream z = test_support::CoresStream();
   if (zlib.inflate_init(&z, MAX_WBITS + 16, ZLIB_VERSION, sizeof(z_stream)) !=
       Z_OK) {
     return "<init failed>";

@@ -73,21 +73,11 @@ std::vector<SlotTarget> CodecTargets() {
            reinterpret_cast<const void*>(Stock().decompress)}};
 }
 
-// libgrpc's zlib imports, in the order ZlibEntries() gives: `first` the
-// four that pass zlib's own streams on, else the two that open ours.
-std::vector<SlotTarget> ZlibTargets(bool first) {
+// libgrpc's zlib imports, in the order ZlibEntries() gives them.
+std::vector<SlotTarget> ZlibTargets() {
   std::vector<SlotTarget> targets;
-  const auto& entries = ZlibEntries();
-  for (size_t i = first ? 0 : 4; i < (first ? 4 : entries.size()); ++i) {
-    targets.push_back({entries[i].name, entries[i].served, entries[i].zlib});
-  }
-  return targets;
-}
-
-std::vector<SlotTarget> AllZlibTargets() {
-  std::vector<SlotTarget> targets = ZlibTargets(/*first=*/true);
-  for (const SlotTarget& target : ZlibTargets(/*first=*/false)) {
-    targets.push_back(target);
+  for (const ZlibEntry& entry : ZlibEntries()) {
+    targets.push_back({entry.name, entry.served, entry.zlib});
   }
   return targets;
 }
@@ -168,10 +158,6 @@ std::string Refused(absl::string_view difference) {
 // calls them through slots, and its codec answers the probes as ours.
 // Otherwise the reason, for the log.
 std::optional<std::string> CodecSlotsRefused() {
-  if (const char* env = std::getenv("POOLED_GZIP_CODEC_SLOTS");
-      env != nullptr && absl::string_view(env) == "0") {
-    return "turned off by POOLED_GZIP_CODEC_SLOTS=0";
-  }
   if (InspectSlots(CodecTargets(), OwnAddress()).total == 0) {
     return "libgrpc binds its own calls to them";
   }
@@ -219,7 +205,7 @@ Plan MakePlan() {
         "the loaded libgrpc exports no grpc_msg_compress and "
         "grpc_msg_decompress to see its message codec served through");
   }
-  if (InspectSlots(AllZlibTargets(), OwnAddress(), GrpcAddress()).total == 0) {
+  if (InspectSlots(ZlibTargets(), OwnAddress(), GrpcAddress()).total == 0) {
     return NotServed(
         "the loaded libgrpc does not import zlib's entry points (zlib is "
         "linked into it)");
@@ -258,26 +244,12 @@ struct InstallResult {
 SlotReport PointEverySlot(bool codec_slots) {
   g_pointed_generation.store(LoadedObjectsGeneration(),
                              std::memory_order_relaxed);
-  SlotReport slots =
-      PointSlots(ZlibTargets(/*first=*/true), OwnAddress(), GrpcAddress());
-  const SlotReport opening =
-      PointSlots(ZlibTargets(/*first=*/false), OwnAddress(), GrpcAddress());
-  const SlotReport codec =
-      codec_slots ? PointSlots(CodecTargets(), OwnAddress()) : SlotReport{};
-  for (const SlotReport* more : {&opening, &codec}) {
-    slots.total += more->total;
-    slots.to_us += more->to_us;
-    slots.redirected += more->redirected;
-    slots.lazy += more->lazy;
-    slots.elsewhere += more->elsewhere;
-    slots.taken += more->taken;
-    slots.failed += more->failed;
-    slots.unpinned += more->unpinned;
-    if (!more->detail.empty()) {
-      absl::StrAppend(&slots.detail, slots.detail.empty() ? "" : ", ",
-                      more->detail);
-    }
-  }
+  const std::vector<SlotTarget> zlib = ZlibTargets();
+  SlotReport slots = PointSlots({zlib.begin(), zlib.begin() + kPassingEntries},
+                                OwnAddress(), GrpcAddress());
+  slots.Add(PointSlots({zlib.begin() + kPassingEntries, zlib.end()},
+                       OwnAddress(), GrpcAddress()));
+  if (codec_slots) slots.Add(PointSlots(CodecTargets(), OwnAddress()));
   g_lazy_pointed.store(slots.lazy > 0, std::memory_order_relaxed);
   return slots;
 }

@@ -55,5 +55,29 @@ void LogFailure(bool compressing, Format format, const absl::Status& status) {
           FormatName(format), status.ToString()));
 }
 
+absl::Status CompressLogged(absl::Span<const absl::string_view> input,
+                            const CompressOptions& options, ChunkSink* sink) {
+  absl::Status status = Compress(input, options, sink);
+  if (!status.ok() && !absl::IsResourceExhausted(status) &&
+      !absl::IsFailedPrecondition(status)) {
+    LogFailure(/*compressing=*/true, options.format, status);
+  }
+  return status;
+}
+
+absl::Status DecompressLogged(absl::Span<const absl::string_view> input,
+                              Format format, const DecompressSettings& settings,
+                              ChunkSink* sink) {
+  const InflaterKey reader = settings.ReaderFor(format);
+  absl::Status status = Decompress(input, format, settings.cap, sink,
+                                   reader.backend, reader.strictness);
+  if (absl::IsResourceExhausted(status)) {
+    LogRefusal(format, settings.cap);
+  } else if (!status.ok() && !absl::IsDataLoss(status)) {
+    LogFailure(/*compressing=*/false, format, status);
+  }
+  return status;
+}
+
 }  // namespace internal
 }  // namespace pooled_gzip

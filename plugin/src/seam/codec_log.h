@@ -11,7 +11,10 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "codec/chunk_sink.h"
+#include "codec/codec.h"
 #include "codec/format.h"
+#include "codec/settings.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -23,6 +26,17 @@ void LogRefusal(Format format, size_t cap);
 // message not worth compressing, such as a context that cannot be created:
 // each message fails alike, and nothing else tells.
 void LogFailure(bool compressing, Format format, const absl::Status& status);
+
+// The codec calls both routes to gRPC's messages make (seam/core_codec.h,
+// seam/zlib_seam.h), with the lines above where they apply: Compress, which
+// logs a failure but not a message declined or skipped; and Decompress of a
+// received message with the reader and cap of `settings`, which logs a
+// refusal and a failure but not corrupt data (the peer's).
+absl::Status CompressLogged(absl::Span<const absl::string_view> input,
+                            const CompressOptions& options, ChunkSink* sink);
+absl::Status DecompressLogged(absl::Span<const absl::string_view> input,
+                              Format format, const DecompressSettings& settings,
+                              ChunkSink* sink);
 
 // Whether a line limited to once a minute, whose next time is kept in
 // `next_ns` (zero-initialised), is due now; taking it if so.

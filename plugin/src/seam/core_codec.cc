@@ -99,21 +99,14 @@ constexpr int kZlibDefaultLevel = 6;
 
 int PooledCompress(grpc_compression_algorithm algorithm,
                    grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  return CompressUnderContract(
-      algorithm, input, output,
-      [](Format format, const SliceViews& views, size_t max_output_bytes,
-         ChunkSink* sink) {
-        CompressOptions options =
-            ConfiguredOptions(format, Skipping::kAsConfigured);
-        options.max_output_bytes = max_output_bytes;
-        absl::Status status = Compress(views, options, sink);
-        // Not these two: messages sent plain as ones that do not shrink.
-        if (!status.ok() && !absl::IsResourceExhausted(status) &&
-            !absl::IsFailedPrecondition(status)) {
-          LogFailure(/*compressing=*/true, format, status);
-        }
-        return status;
-      });
+  return CompressUnderContract(algorithm, input, output,
+                               [](Format format, const SliceViews& views,
+                                  size_t max_output_bytes, ChunkSink* sink) {
+                                 CompressOptions options = ConfiguredOptions(
+                                     format, Skipping::kAsConfigured);
+                                 options.max_output_bytes = max_output_bytes;
+                                 return CompressLogged(views, options, sink);
+                               });
 }
 
 int PooledDecompress(grpc_compression_algorithm algorithm,
@@ -121,16 +114,8 @@ int PooledDecompress(grpc_compression_algorithm algorithm,
   return DecompressUnderContract(
       algorithm, input, output,
       [](Format format, const SliceViews& views, ChunkSink* sink) {
-        const DecompressSettings settings = CurrentDecompressSettings();
-        const InflaterKey reader = settings.ReaderFor(format);
-        absl::Status status = Decompress(views, format, settings.cap, sink,
-                                         reader.backend, reader.strictness);
-        if (absl::IsResourceExhausted(status)) {
-          LogRefusal(format, settings.cap);
-        } else if (!status.ok() && !absl::IsDataLoss(status)) {
-          LogFailure(/*compressing=*/false, format, status);
-        }
-        return status;
+        return DecompressLogged(views, format, CurrentDecompressSettings(),
+                                sink);
       });
 }
 

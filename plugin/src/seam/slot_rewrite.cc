@@ -417,6 +417,20 @@ std::mutex& StoreMutex() {
 
 }  // namespace
 
+void SlotReport::Add(const SlotReport& other) {
+  total += other.total;
+  to_us += other.to_us;
+  redirected += other.redirected;
+  lazy += other.lazy;
+  elsewhere += other.elsewhere;
+  taken += other.taken;
+  failed += other.failed;
+  unpinned += other.unpinned;
+  if (!other.detail.empty()) {
+    absl::StrAppend(&detail, detail.empty() ? "" : ", ", other.detail);
+  }
+}
+
 SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
                         const void* own_address, const void* within) {
   Scan scan{&targets, own_address, within, {}, Scan::kInspect, {}, {}};

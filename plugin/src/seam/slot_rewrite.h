@@ -69,6 +69,8 @@ struct SlotReport {
   std::string detail;
 
   bool AllToUs() const { return total > 0 && to_us == total; }
+  // Counts `other`'s slots too, and appends its detail.
+  void Add(const SlotReport& other);
 };
 
 // Reads the JUMP_SLOT and GLOB_DAT relocations naming a target in every

@@ -314,15 +314,13 @@ int Make(ServedStream* served, z_streamp stream) {
   options.max_output_bytes = input.empty() ? 0 : input.size() - 1;
   StringSink sink(&served->made);
   absl::Status status =
-      Compress(absl::MakeConstSpan(&input, 1), options, &sink);
+      CompressLogged(absl::MakeConstSpan(&input, 1), options, &sink);
   if (absl::IsResourceExhausted(status) || absl::IsFailedPrecondition(status)) {
     served->made.clear();
     status = Store(absl::MakeConstSpan(&input, 1), served->format, &sink);
+    if (!status.ok()) LogFailure(/*compressing=*/true, served->format, status);
   }
-  if (!status.ok()) {
-    LogFailure(/*compressing=*/true, served->format, status);
-    return Fail(served, stream, Z_MEM_ERROR, "no compressor");
-  }
+  if (!status.ok()) return Fail(served, stream, Z_MEM_ERROR, "no compressor");
   Consume(stream, stream->avail_in);
   stream->adler = CheckValueOf(served->format, served->made);
   return Z_OK;
@@ -332,23 +330,17 @@ int Make(ServedStream* served, z_streamp stream) {
 int Inflate(ServedStream* served, z_streamp stream) {
   const absl::string_view input = WholeInput(served, stream);
   const DecompressSettings settings = CurrentDecompressSettings();
-  const InflaterKey reader = settings.ReaderFor(served->format);
   StringSink sink(&served->made, settings.cap);
-  const absl::Status status =
-      Decompress(absl::MakeConstSpan(&input, 1), served->format, settings.cap,
-                 &sink, reader.backend, reader.strictness);
+  const absl::Status status = DecompressLogged(absl::MakeConstSpan(&input, 1),
+                                               served->format, settings, &sink);
   if (absl::IsDataLoss(status)) {
     return Fail(served, stream, Z_DATA_ERROR,
                 "corrupt or truncated stream, or bytes after its end");
   }
   if (absl::IsResourceExhausted(status)) {
-    LogRefusal(served->format, settings.cap);
     return Fail(served, stream, Z_MEM_ERROR, "past pooled_gzip's cap");
   }
-  if (!status.ok()) {
-    LogFailure(/*compressing=*/false, served->format, status);
-    return Fail(served, stream, Z_MEM_ERROR, "no decompressor");
-  }
+  if (!status.ok()) return Fail(served, stream, Z_MEM_ERROR, "no decompressor");
   Consume(stream, stream->avail_in);
   stream->adler = CheckValueOf(served->format, input);
   return Z_OK;

@@ -46,6 +46,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace pooled_gzip {
@@ -69,9 +70,10 @@ struct ZlibEntry {
   const void* zlib;
 };
 
-// The six, in the order their slots are pointed: the four that pass real
-// zlib's streams on first, the two that open served streams last, so that
-// no served stream ever reaches one of real zlib's functions.
+// The six, in the order their slots are pointed: the kPassingEntries that
+// pass real zlib's streams on first, the two that open served streams last,
+// so that no served stream ever reaches one of real zlib's functions.
+inline constexpr size_t kPassingEntries = 4;
 const std::array<ZlibEntry, 6>& ZlibEntries();
 
 // Streams the codec made to the end on the calling thread since it
