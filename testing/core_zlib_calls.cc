@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "seam/zlib_seam.h"
+
 namespace pooled_gzip::test_support {
 namespace {
 
@@ -50,6 +52,12 @@ std::optional<std::string> Body(z_stream* zs,
 }  // namespace
 
 z_stream CoresStream() {
+  // The seam serves the streams of gRPC's allocator; this one stands for it.
+  static const bool recognized = [] {
+    internal::ServeStreamsAllocatedBy(&Allocate, &Free);
+    return true;
+  }();
+  (void)recognized;
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   zs.zalloc = &Allocate;

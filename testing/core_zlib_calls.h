@@ -43,8 +43,8 @@ std::optional<std::string> CoreDecompress(
     const ZlibEntryPoints& zlib, internal::Format format,
     const std::vector<std::string>& slices);
 
-// A z_stream as core opens one: zeroed, with an allocator of the caller's
-// own (core's is gpr's), which is what marks a stream as core's.
+// A z_stream as core opens one: zeroed, with an allocator of its own that
+// stands for gpr's, which the zlib seam is told to serve as core's.
 z_stream CoresStream();
 
 // `bytes` cut into pieces of `piece` bytes (the last may be shorter); none

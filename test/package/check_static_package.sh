@@ -5,8 +5,9 @@
 # from Debian's archives. Each consumer runs as a server and a client in
 # separate processes: linked through pooled_gzip::pooled_gzip, in either
 # order, gRPC's codec calls must be routed to the pooled codec (bomb capped,
-# over-limit refused as stock does); linked with the archive alone, the
-# program must work on the fallback path and name the missing options.
+# over-limit refused as stock does), and so must those of an LTO gRPC
+# stand-in, which --wrap misses; linked with the archive alone, the program
+# must work on the fallback path and name the missing options.
 #
 # Builds with $PACKAGE_JOBS jobs, 1 by default: CTest runs it beside other
 # tests.
@@ -37,7 +38,8 @@ cmake -S "$consumer_dir" -B "$work_dir/consumer" \
 cmake --build "$work_dir/consumer" -j "${PACKAGE_JOBS:-1}" > "$scratch/consumer.log" ||
   { cat "$scratch/consumer.log"; exit 1; }
 bin=$work_dir/consumer
-for program in static_pooled_first static_grpc_first static_without_routing
+for program in static_pooled_first static_grpc_first static_without_routing \
+  static_lto_grpc
 do
   needed=$(readelf -d "$bin/$program" |
     sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
@@ -95,5 +97,8 @@ run_pair static_without_routing static_without_routing fallback
 if ! grep -q -- '--wrap=' "$last_server_log"; then
   echo "linked without the options, the log does not name --wrap="; exit 1
 fi
+echo "== a gRPC archive built with -flto (a stand-in), which --wrap misses"
+timeout 120 "$bin/static_lto_grpc"
 echo "static flavour usable: core codec routed at link time in both link" \
-  "orders; the fallback without the options works and names them"
+  "orders and past LTO; the fallback without the options works and names" \
+  "them"

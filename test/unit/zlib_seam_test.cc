@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <random>
 #include <string>
@@ -219,24 +220,39 @@ TEST_F(ZlibSeamTest, StreamsZlibOpenedStayZlibs) {
   }
 }
 
-// A caller on zlib's default allocator is not core: it may feed a whole
-// stream with Z_NO_FLUSH and expect its end, as zlib gives it.
-TEST_F(ZlibSeamTest, StreamsOnZlibsDefaultAllocatorAreZlibs) {
+// An allocator of a caller's own, not gRPC's.
+void* OwnAllocate(void* /*opaque*/, unsigned items, unsigned size) {
+  return std::calloc(items, size);
+}
+void OwnFree(void* /*opaque*/, void* address) { std::free(address); }
+
+// A caller that is not gRPC, on zlib's default allocator or on one of its
+// own, may feed a whole stream with Z_NO_FLUSH and expect its end, as zlib
+// gives it. (With the static flavour every zlib call of the program comes
+// through the seam.)
+TEST_F(ZlibSeamTest, StreamsOfOtherAllocatorsAreZlibs) {
   const std::string message = payloads::Make(payloads::Kind::kProse, 20000);
   const std::string stream = ZlibStream(Format::kZlib, message);
   const uint64_t served = StreamsServedOnThisThread(/*compressing=*/false);
-  z_stream z{};
-  ASSERT_EQ(SeamInflateInit2(&z, MAX_WBITS, ZLIB_VERSION, sizeof(z_stream)),
-            Z_OK);
-  std::string out(message.size() + 100, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stream.data()));
-  z.avail_in = static_cast<uInt>(stream.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(SeamInflate(&z, Z_NO_FLUSH), Z_STREAM_END);
-  out.resize(z.total_out);
-  EXPECT_EQ(out, message);
-  EXPECT_EQ(SeamInflateEnd(&z), Z_OK);
+  for (const bool own_allocator : {false, true}) {
+    z_stream z{};
+    if (own_allocator) {
+      z.zalloc = &OwnAllocate;
+      z.zfree = &OwnFree;
+    }
+    ASSERT_EQ(SeamInflateInit2(&z, MAX_WBITS, ZLIB_VERSION, sizeof(z_stream)),
+              Z_OK);
+    std::string out(message.size() + 100, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stream.data()));
+    z.avail_in = static_cast<uInt>(stream.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    EXPECT_EQ(SeamInflate(&z, Z_NO_FLUSH), Z_STREAM_END)
+        << "own allocator: " << own_allocator;
+    out.resize(z.total_out);
+    EXPECT_EQ(out, message) << "own allocator: " << own_allocator;
+    EXPECT_EQ(SeamInflateEnd(&z), Z_OK);
+  }
   EXPECT_EQ(StreamsServedOnThisThread(/*compressing=*/false), served);
 }
 

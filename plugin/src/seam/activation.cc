@@ -14,9 +14,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "codec/traffic.h"
+#include "seam/codec_log.h"
 #include "seam/contract_probe.h"
 #include "seam/grpc_log.h"
 #include "seam/link_time_routing.h"
+#include "seam/real_zlib.h"
 #include "seam/slot_rewrite.h"
 #include "seam/zlib_seam.h"
 
@@ -39,6 +41,9 @@ std::string LinkTimeRoutingOptions() {
     absl::StrAppend(&options, options.empty() ? "" : " ", "-Wl,--wrap=", name,
                     " -Wl,--undefined=", name, " -Wl,--undefined=__wrap_",
                     name);
+  }
+  for (const ZlibEntry& entry : ZlibEntries()) {
+    absl::StrAppend(&options, " -Wl,--wrap=", entry.name);
   }
   return options;
 }
@@ -135,9 +140,11 @@ struct Plan {
   std::string explanation;  // why not, or how
   // Off because the user turned it off, not because it cannot work.
   bool opted_out = false;
-  // kZlibImports: why gRPC's codec functions are not served directly as
-  // well; nullopt if they are.
-  std::optional<std::string> codec_slots_refused;
+  // Why gRPC's codec functions are not served directly as well as its
+  // zlib calls; nullopt if they are.
+  std::optional<std::string> codec_functions_refused;
+  // kZlibImports: the slots another object already serves, if any.
+  std::optional<std::string> served_elsewhere;
 };
 
 Plan NotServed(std::string why, bool opted_out = false) {
@@ -154,11 +161,11 @@ std::string Refused(absl::string_view difference) {
       difference, ")");
 }
 
-// Whether gRPC's codec functions may be served directly as well: libgrpc
-// calls them through slots, and its codec answers the probes as ours.
-// Otherwise the reason, for the log.
-std::optional<std::string> CodecSlotsRefused() {
-  if (InspectSlots(CodecTargets(), OwnAddress()).total == 0) {
+// Whether gRPC's codec functions may be served directly as well: gRPC's
+// codec answers the probes as ours (and a shared libgrpc calls them through
+// slots). Otherwise the reason, for the log.
+std::optional<std::string> CodecFunctionsRefused(bool linked_in) {
+  if (!linked_in && InspectSlots(CodecTargets(), OwnAddress()).total == 0) {
     return "libgrpc binds its own calls to them";
   }
   if (auto difference = FirstContractDifference(Stock())) {
@@ -173,15 +180,10 @@ Plan MakePlan() {
     return NotServed("turned off by POOLED_GZIP_CORE_CODEC=0",
                      /*opted_out=*/true);
   }
-  if (LinkTimeRoutingInForce()) {
-    if (auto difference = FirstContractDifference(Stock())) {
-      return NotServed(Refused(*difference));
-    }
+  if (LinkTimeRoutingInForce() && ZlibRoutedAtLinkTime()) {
     Plan plan;
     plan.route = Route::kLinkTime;
-    plan.explanation =
-        "gRPC is linked into the program, and its calls are routed to "
-        "pooled_gzip at link time (--wrap)";
+    plan.codec_functions_refused = CodecFunctionsRefused(/*linked_in=*/true);
     return plan;
   }
   if (GrpcLinkedIn()) {
@@ -205,14 +207,22 @@ Plan MakePlan() {
         "the loaded libgrpc exports no grpc_msg_compress and "
         "grpc_msg_decompress to see its message codec served through");
   }
-  if (InspectSlots(ZlibTargets(), OwnAddress(), GrpcAddress()).total == 0) {
+  const SlotReport zlib_slots =
+      InspectSlots(ZlibTargets(), OwnAddress(), GrpcAddress());
+  if (zlib_slots.total == 0) {
     return NotServed(
         "the loaded libgrpc does not import zlib's entry points (zlib is "
         "linked into it)");
   }
   Plan plan;
   plan.route = Route::kZlibImports;
-  plan.codec_slots_refused = CodecSlotsRefused();
+  if (zlib_slots.taken > 0) {
+    // Not probed either: the probe's messages would count in the
+    // statistics of the copy that serves them.
+    plan.served_elsewhere = zlib_slots.detail;
+    return plan;
+  }
+  plan.codec_functions_refused = CodecFunctionsRefused(/*linked_in=*/false);
   return plan;
 }
 
@@ -231,6 +241,9 @@ struct InstallResult {
   // Each direction of gRPC's own code was seen served by the pools.
   bool compress = false;
   bool decompress = false;
+  // gRPC's codec functions lead to the core codec (slots or --wrap), and
+  // it serves them in the directions seen.
+  bool codec_functions = false;
   std::string explanation;
   bool opted_out = false;  // Plan::opted_out
   // Another object (another copy of the library) serves gRPC's codec.
@@ -263,6 +276,7 @@ InstallResult Observe(const MessageCodec& grpc) {
       "gRPC's own message codec served: pooled_gzip sees gRPC's own codec";
   InstallResult seen;
   const UncountedScope not_traffic;
+  const RecognizingGrpcStreams learning;
   grpc_slice_buffer message;
   grpc_slice_buffer compressed;
   grpc_slice_buffer inflated;
@@ -295,43 +309,75 @@ std::string Directions(const InstallResult& seen) {
   return "in neither direction";
 }
 
+// The explanation's tail: gRPC's codec functions served as well, or why
+// not.
+std::string CodecFunctions(const Plan& plan, absl::string_view how) {
+  if (plan.codec_functions_refused) {
+    return absl::StrCat("; gRPC's codec functions are left to it: ",
+                        *plan.codec_functions_refused);
+  }
+  return absl::StrCat("; its codec functions are served directly (", how, ")");
+}
+
+// Another object serves libgrpc's zlib calls (`detail` names the slots):
+// this copy takes nothing and sends nothing through them.
+InstallResult ServedElsewhere(absl::string_view detail) {
+  InstallResult result;
+  result.served_elsewhere = true;
+  result.explanation = absl::StrCat(
+      "gRPC's message codec is already served by another object (", detail,
+      "), such as another copy of pooled_gzip; this copy leaves it with its "
+      "options, cap and statistics, and its own channels and servers "
+      "compress what they send through the interceptor path");
+  return result;
+}
+
+InstallResult InstallLinkedIn(const Plan& plan) {
+  InstallResult result = Observe(Stock());
+  result.codec_functions = !plan.codec_functions_refused.has_value();
+  result.explanation = absl::StrCat(
+      "gRPC is linked into the program, and its zlib calls ",
+      result.active() ? "are" : "are NOT",
+      " routed to pooled_gzip at link time (--wrap), seen ", Directions(result),
+      " through gRPC's own message codec",
+      CodecFunctions(plan, "--wrap, where it reaches their callers"));
+  if (!result.active()) {
+    absl::StrAppend(&result.explanation,
+                    "; zlib or gRPC's message codec built with link-time "
+                    "optimization together keep gRPC's zlib calls from "
+                    "--wrap: link zlib as a shared library or an archive "
+                    "built without -flto");
+  }
+  return result;
+}
+
 InstallResult Install() {
   const Plan& plan = TheOnePlan();
   switch (plan.route) {
     case Route::kNone:
-      return {false, false, plan.explanation, plan.opted_out, false};
+      return {false, false, false, plan.explanation, plan.opted_out, false};
     case Route::kLinkTime:
-      return {true, true, plan.explanation, false, false};
+      return InstallLinkedIn(plan);
     case Route::kZlibImports:
       break;
   }
+  if (plan.served_elsewhere) return ServedElsewhere(*plan.served_elsewhere);
   if (!PinOwnObject()) {
     return {false, false,
-            "pooled_gzip's own object could not be made permanent", false,
-            false};
+            false, "pooled_gzip's own object could not be made permanent",
+            false, false};
   }
-  const std::optional<std::string>& codec_refused = plan.codec_slots_refused;
-  const SlotReport slots = PointEverySlot(!codec_refused.has_value());
+  const bool codec_slots = !plan.codec_functions_refused.has_value();
+  const SlotReport slots = PointEverySlot(codec_slots);
+  // Not observed then: its messages would count in that copy's statistics.
+  if (slots.taken > 0) return ServedElsewhere(slots.detail);
   InstallResult result = Observe(Stock());
-  if (slots.taken > 0) {
-    result.served_elsewhere = true;
-    result.explanation = absl::StrCat(
-        "gRPC's message codec is already served by another object (",
-        slots.detail,
-        "), such as another copy of pooled_gzip; this copy leaves it with "
-        "its options, cap and statistics, and its own channels and servers "
-        "compress what they send through the interceptor path");
-    return result;
-  }
+  result.codec_functions = codec_slots;
   result.explanation =
       absl::StrCat("gRPC's zlib calls ", result.active() ? "are" : "are NOT",
                    " served by pooled_gzip, seen ", Directions(result),
-                   " through libgrpc's own message codec (", slots.detail, ")");
-  if (codec_refused) {
-    absl::StrAppend(
-        &result.explanation,
-        "; gRPC's codec functions are left to it: ", *codec_refused);
-  }
+                   " through libgrpc's own message codec (", slots.detail, ")",
+                   codec_slots ? "" : CodecFunctions(plan, ""));
   return result;
 }
 
@@ -339,12 +385,15 @@ std::atomic<const InstallResult*> g_installation{nullptr};
 // What was seen, per direction, once installed.
 std::atomic<bool> g_compress_served{false};
 std::atomic<bool> g_decompress_served{false};
+std::atomic<bool> g_codec_functions_served{false};
 
 const InstallResult& Installation() {
   const InstallResult* before = g_installation.load(std::memory_order_acquire);
   const InstallResult& result = PublishOnce(g_installation, &Install);
   g_compress_served.store(result.compress, std::memory_order_release);
   g_decompress_served.store(result.decompress, std::memory_order_release);
+  g_codec_functions_served.store(result.codec_functions,
+                                 std::memory_order_release);
   if (before != nullptr) return result;
   // Logged once, by whichever call published first. A codec that cannot
   // be active is an error, printed at gRPC's default verbosity: the
@@ -379,9 +428,22 @@ const MessageCodec& Stock() {
   });
 }
 
+namespace {
+
+// Whether the core codec serves gRPC's codec functions in a direction:
+// admitted, and that direction seen served. Otherwise gRPC's own serve
+// them, and its zlib calls reach the pools where those are served.
+bool CodecFunctionsServed(bool compressing) {
+  return g_codec_functions_served.load(std::memory_order_acquire) &&
+         CoreCodecServes(compressing);
+}
+
+}  // namespace
+
 int RoutedCompress(grpc_compression_algorithm algorithm,
                    grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  if (!CoreCodecServes(/*compressing=*/true) && Stock().compress != nullptr) {
+  if (!CodecFunctionsServed(/*compressing=*/true) &&
+      Stock().compress != nullptr) {
     return Stock().compress(algorithm, input, output);
   }
   return PooledCompress(algorithm, input, output);
@@ -389,7 +451,7 @@ int RoutedCompress(grpc_compression_algorithm algorithm,
 
 int RoutedDecompress(grpc_compression_algorithm algorithm,
                      grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  if (!CoreCodecServes(/*compressing=*/false) &&
+  if (!CodecFunctionsServed(/*compressing=*/false) &&
       Stock().decompress != nullptr) {
     return Stock().decompress(algorithm, input, output);
   }
@@ -429,8 +491,9 @@ void RefreshCoreCodec() {
     return;
   }
   const SlotReport slots =
-      PointEverySlot(!TheOnePlan().codec_slots_refused.has_value());
-  if (!slots.AllToUs() && slots.total > 0) {
+      PointEverySlot(!TheOnePlan().codec_functions_refused.has_value());
+  static std::atomic<int64_t> next_line_ns{0};
+  if (!slots.AllToUs() && slots.total > 0 && OnceAMinute(next_line_ns)) {
     POOLED_GZIP_LOG(kError,
                     absl::StrCat("pooled_gzip: an object loaded after the "
                                  "core codec was installed keeps gRPC's own "

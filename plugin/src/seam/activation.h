@@ -13,8 +13,10 @@
 //   (seam/interposed_symbols.cc) serve where the lookup order already
 //   leads here;
 // - link-time routing (seam/link_time_routing.h), for a gRPC linked into
-//   the program, from the static flavour of the library, once the probe
-//   admits gRPC's codec.
+//   the program, from the static flavour of the library: gRPC's zlib calls
+//   reach the zlib seam through --wrap, and are seen served the same way,
+//   through gRPC's own codec functions (__real_); those functions reach
+//   the core codec as well where the probe admits gRPC's codec.
 // Until a direction is served, gRPC's calls go on to its own definitions.
 
 #ifndef POOLED_GZIP_SRC_SEAM_ACTIVATION_H_

@@ -2,6 +2,7 @@
 
 #include "seam/activation.h"
 #include "seam/slot_rewrite.h"
+#include "seam/zlib_seam.h"
 
 // The symbol names are gRPC's mangled ones (C++ linkage), prefixed as the
 // link editor's --wrap expects; they are declared extern "C" so that the
@@ -37,6 +38,35 @@ int POOLED_GZIP_WRAP(POOLED_GZIP_DECOMPRESS_SYMBOL)(
     grpc_compression_algorithm algorithm, grpc_slice_buffer* input,
     grpc_slice_buffer* output) {
   return pooled_gzip::internal::RoutedDecompress(algorithm, input, output);
+}
+
+// Where every call of the program to zlib's six entry points lands: gRPC's
+// own message codec among them, which --wrap reaches even where it missed
+// the two functions above (LTO archives, below); the seam hands every other
+// stream to real zlib (seam/zlib_seam.h).
+int __wrap_deflateInit2_(z_streamp stream, int level, int method,
+                         int window_bits, int mem_level, int strategy,
+                         const char* version, int stream_size) {
+  return pooled_gzip::internal::SeamDeflateInit2(
+      stream, level, method, window_bits, mem_level, strategy, version,
+      stream_size);
+}
+int __wrap_deflate(z_streamp stream, int flush) {
+  return pooled_gzip::internal::SeamDeflate(stream, flush);
+}
+int __wrap_deflateEnd(z_streamp stream) {
+  return pooled_gzip::internal::SeamDeflateEnd(stream);
+}
+int __wrap_inflateInit2_(z_streamp stream, int window_bits, const char* version,
+                         int stream_size) {
+  return pooled_gzip::internal::SeamInflateInit2(stream, window_bits, version,
+                                                 stream_size);
+}
+int __wrap_inflate(z_streamp stream, int flush) {
+  return pooled_gzip::internal::SeamInflate(stream, flush);
+}
+int __wrap_inflateEnd(z_streamp stream) {
+  return pooled_gzip::internal::SeamInflateEnd(stream);
 }
 }  // extern "C"
 

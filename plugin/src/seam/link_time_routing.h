@@ -1,19 +1,28 @@
-// Link-time routing: how a statically linked gRPC's calls to its message
-// codec reach pooled-gzip. In gRPC's archives (libgrpc.a, 1.51 through
-// 1.83) message_compress.cc.o defines exactly grpc_msg_compress and
-// grpc_msg_decompress, and the compression filters' objects call them as
-// undefined symbols. Linked with --wrap for both (the static flavour's
-// pooled_gzip::pooled_gzip adds the options), every such call
-// lands in __wrap_<name>, defined here, whatever the link order, and
-// __real_<name> is gRPC's own definition. Nothing is written at run time,
-// so the dynamic loader plays no part.
+// Link-time routing: how a statically linked gRPC's messages reach
+// pooled-gzip. Linked with the static flavour's pooled_gzip::pooled_gzip
+// (or its pooled_gzip.pc), the program's link editor applies --wrap to
+// two sets of names, whatever the link order, and nothing is written at
+// run time:
+// - zlib's six entry points (seam/zlib_seam.h): every call of the program
+//   to them lands in __wrap_<name>, defined here, and __real_<name> is
+//   zlib's (seam/real_zlib.h). gRPC's message codec is the only caller in
+//   gRPC's archives, and it reaches zlib's archive or libz.so, which are
+//   not LTO objects, so --wrap applies even to a gRPC built with -flto.
+// - gRPC's grpc_msg_compress and grpc_msg_decompress (message_compress.cc.o
+//   defines exactly these): the compression filters' calls land in the core
+//   codec, which writes gRPC's slices directly, where the probe admits
+//   gRPC's codec (seam/contract_probe.h); __real_<name> is gRPC's own.
+//   GNU ld applies no --wrap to a call between two LTO objects, so a gRPC
+//   archive built with -flto keeps calling its own, which the first set
+//   then serves.
+// Activation calls gRPC's own codec through __real_ and sees the pools
+// serve it (seam/activation.h); nothing is taken on trust from what the
+// link resolved.
 //
-// __real_<name> is a weak reference: null when the program was linked
-// without the options, which is how the library tells at run time whether
-// the routing is in force. Only the static flavour can be routed so: the
-// shared library cannot be given --wrap (a separately linked __real_ would
-// not resolve), so there __real_ stays null and a shared libgrpc is served
-// by the slot rewrite instead.
+// The __real_ names are weak references: null when the program was linked
+// without the options. The shared library cannot be given --wrap (a
+// separately linked __real_ would not resolve), so there they stay null
+// and a shared libgrpc is served by the slot rewrite instead.
 
 #ifndef POOLED_GZIP_SRC_SEAM_LINK_TIME_ROUTING_H_
 #define POOLED_GZIP_SRC_SEAM_LINK_TIME_ROUTING_H_
@@ -27,9 +36,9 @@ namespace internal {
 // was linked with the options.
 MessageCodec RealCodec();
 
-// Whether gRPC's own calls reach __wrap_: the options were in force and
-// gRPC is linked into the same object as this library (with a shared
-// libgrpc, __real_ resolves to it, but its calls stay inside it).
+// Whether the options for gRPC's two functions were in force and gRPC is
+// linked into the same object as this library (with a shared libgrpc,
+// __real_ resolves to it, but its calls stay inside it).
 bool LinkTimeRoutingInForce();
 
 }  // namespace internal

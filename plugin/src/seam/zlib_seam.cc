@@ -1,9 +1,11 @@
 #include "seam/zlib_seam.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -14,6 +16,7 @@
 #include "codec/format.h"
 #include "codec/settings.h"
 #include "seam/codec_log.h"
+#include "seam/real_zlib.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -94,9 +97,9 @@ ServedStream* NewStream(bool compressing, Format format) {
 void Release(ServedStream* stream) {
   if (stream->zlib_open) {
     if (stream->compressing) {
-      deflateEnd(&stream->zlib);
+      RealZlib().deflate_end(&stream->zlib);
     } else {
-      inflateEnd(&stream->zlib);
+      RealZlib().inflate_end(&stream->zlib);
     }
     stream->zlib_open = false;
   }
@@ -129,14 +132,50 @@ std::optional<Format> CoreFormat(int window_bits) {
   return std::nullopt;
 }
 
-// A stream of core's message codec, which passes gpr's allocator, built
-// against this zlib. A caller that keeps zlib's default allocator is not
-// core, and may rely on output before Z_FINISH: its streams stay zlib's.
+// gRPC's own streams, told apart from any other zlib user's by the
+// allocator gRPC opens them with: gpr's, functions of gRPC's own. Another
+// caller, on zlib's default allocator or one of its own, may rely on
+// output before Z_FINISH, which a served stream does not give, and with
+// the static flavour every zlib call of the program comes here. Learned
+// from a stream that gRPC's own codec opens while activation watches it;
+// a few, for a test's stand-in beside gRPC. Written under the mutex,
+// zfree before zalloc; read without it.
+constexpr size_t kAllocators = 4;
+struct Allocator {
+  std::atomic<alloc_func> zalloc{nullptr};
+  std::atomic<free_func> zfree{nullptr};
+};
+Allocator grpc_allocators[kAllocators];
+std::mutex learning_mutex;
+thread_local bool recognizing = false;
+
+bool GrpcAllocator(alloc_func zalloc, free_func zfree) {
+  for (const Allocator& known : grpc_allocators) {
+    const alloc_func known_zalloc =
+        known.zalloc.load(std::memory_order_acquire);
+    if (known_zalloc == nullptr) return false;
+    if (known_zalloc == zalloc &&
+        known.zfree.load(std::memory_order_relaxed) == zfree) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A stream opened with core's parameters (checked by the caller) that is
+// gRPC's, built against this zlib.
 bool CoresStream(z_streamp stream, const char* version, int stream_size) {
-  return stream != nullptr && stream->zalloc != Z_NULL &&
-         stream->zfree != Z_NULL && version != nullptr &&
-         version[0] == ZLIB_VERSION[0] &&
-         stream_size == static_cast<int>(sizeof(z_stream));
+  if (stream == nullptr || version == nullptr ||
+      version[0] != ZLIB_VERSION[0] ||
+      stream_size != static_cast<int>(sizeof(z_stream))) {
+    return false;
+  }
+  if (GrpcAllocator(stream->zalloc, stream->zfree)) return true;
+  if (!recognizing || stream->zalloc == Z_NULL || stream->zfree == Z_NULL) {
+    return false;
+  }
+  ServeStreamsAllocatedBy(stream->zalloc, stream->zfree);
+  return GrpcAllocator(stream->zalloc, stream->zfree);
 }
 
 void Open(z_streamp stream, ServedStream* served) {
@@ -205,8 +244,8 @@ absl::string_view WholeInput(ServedStream* served, z_streamp stream) {
 // --- The hand-off to real zlib -------------------------------------------
 
 int RealFlate(ServedStream* served, int flush) {
-  return served->compressing ? deflate(&served->zlib, flush)
-                             : inflate(&served->zlib, flush);
+  return served->compressing ? RealZlib().deflate(&served->zlib, flush)
+                             : RealZlib().inflate(&served->zlib, flush);
 }
 
 // Room zlib may write into this call: inflating, at most one byte past
@@ -232,9 +271,12 @@ int HandToZlib(ServedStream* served, z_streamp stream) {
   zlib.opaque = stream->opaque;
   const int opened =
       served->compressing
-          ? deflateInit2(&zlib, served->level, Z_DEFLATED, served->window_bits,
-                         served->mem_level, served->strategy)
-          : inflateInit2(&zlib, served->window_bits);
+          ? RealZlib().deflate_init(&zlib, served->level, Z_DEFLATED,
+                                    served->window_bits, served->mem_level,
+                                    served->strategy, ZLIB_VERSION,
+                                    static_cast<int>(sizeof(z_stream)))
+          : RealZlib().inflate_init(&zlib, served->window_bits, ZLIB_VERSION,
+                                    static_cast<int>(sizeof(z_stream)));
   if (opened != Z_OK) return Fail(served, stream, opened, zlib.msg);
   served->zlib_open = true;
   served->phase = ServedStream::Phase::kZlib;
@@ -408,11 +450,11 @@ int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
                      int mem_level, int strategy, const char* version,
                      int stream_size) {
   const std::optional<Format> format = CoreFormat(window_bits);
-  if (!CoresStream(stream, version, stream_size) || !format ||
-      level != Z_DEFAULT_COMPRESSION || method != Z_DEFLATED ||
-      mem_level != 8 || strategy != Z_DEFAULT_STRATEGY) {
-    return deflateInit2_(stream, level, method, window_bits, mem_level,
-                         strategy, version, stream_size);
+  if (!format || level != Z_DEFAULT_COMPRESSION || method != Z_DEFLATED ||
+      mem_level != 8 || strategy != Z_DEFAULT_STRATEGY ||
+      !CoresStream(stream, version, stream_size)) {
+    return RealZlib().deflate_init(stream, level, method, window_bits,
+                                   mem_level, strategy, version, stream_size);
   }
   ServedStream* served = NewStream(/*compressing=*/true, *format);
   if (served == nullptr) return Z_MEM_ERROR;
@@ -426,21 +468,21 @@ int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
 
 int SeamDeflate(z_streamp stream, int flush) {
   ServedStream* served = Served(stream);
-  if (served == nullptr) return deflate(stream, flush);
+  if (served == nullptr) return RealZlib().deflate(stream, flush);
   if (!served->compressing) return Z_STREAM_ERROR;
   return Flate(served, stream, flush);
 }
 
 int SeamDeflateEnd(z_streamp stream) {
-  if (Served(stream) == nullptr) return deflateEnd(stream);
+  if (Served(stream) == nullptr) return RealZlib().deflate_end(stream);
   return End(stream, /*compressing=*/true);
 }
 
 int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
                      int stream_size) {
   const std::optional<Format> format = CoreFormat(window_bits);
-  if (!CoresStream(stream, version, stream_size) || !format) {
-    return inflateInit2_(stream, window_bits, version, stream_size);
+  if (!format || !CoresStream(stream, version, stream_size)) {
+    return RealZlib().inflate_init(stream, window_bits, version, stream_size);
   }
   ServedStream* served = NewStream(/*compressing=*/false, *format);
   if (served == nullptr) return Z_MEM_ERROR;
@@ -452,33 +494,51 @@ int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
 
 int SeamInflate(z_streamp stream, int flush) {
   ServedStream* served = Served(stream);
-  if (served == nullptr) return inflate(stream, flush);
+  if (served == nullptr) return RealZlib().inflate(stream, flush);
   if (served->compressing) return Z_STREAM_ERROR;
   return Flate(served, stream, flush);
 }
 
 int SeamInflateEnd(z_streamp stream) {
-  if (Served(stream) == nullptr) return inflateEnd(stream);
+  if (Served(stream) == nullptr) return RealZlib().inflate_end(stream);
   return End(stream, /*compressing=*/false);
 }
 
 const std::array<ZlibEntry, 6>& ZlibEntries() {
+  const ZlibFunctions& zlib = RealZlib();
   static const std::array<ZlibEntry, 6> entries = {{
       {"deflate", reinterpret_cast<void*>(&SeamDeflate),
-       reinterpret_cast<const void*>(&deflate)},
+       reinterpret_cast<const void*>(zlib.deflate)},
       {"inflate", reinterpret_cast<void*>(&SeamInflate),
-       reinterpret_cast<const void*>(&inflate)},
+       reinterpret_cast<const void*>(zlib.inflate)},
       {"deflateEnd", reinterpret_cast<void*>(&SeamDeflateEnd),
-       reinterpret_cast<const void*>(&deflateEnd)},
+       reinterpret_cast<const void*>(zlib.deflate_end)},
       {"inflateEnd", reinterpret_cast<void*>(&SeamInflateEnd),
-       reinterpret_cast<const void*>(&inflateEnd)},
+       reinterpret_cast<const void*>(zlib.inflate_end)},
       {"deflateInit2_", reinterpret_cast<void*>(&SeamDeflateInit2),
-       reinterpret_cast<const void*>(&deflateInit2_)},
+       reinterpret_cast<const void*>(zlib.deflate_init)},
       {"inflateInit2_", reinterpret_cast<void*>(&SeamInflateInit2),
-       reinterpret_cast<const void*>(&inflateInit2_)},
+       reinterpret_cast<const void*>(zlib.inflate_init)},
   }};
   return entries;
 }
+
+void ServeStreamsAllocatedBy(alloc_func zalloc, free_func zfree) {
+  const std::lock_guard<std::mutex> lock(learning_mutex);
+  if (GrpcAllocator(zalloc, zfree)) return;
+  for (Allocator& slot : grpc_allocators) {
+    if (slot.zalloc.load(std::memory_order_relaxed) != nullptr) continue;
+    slot.zfree.store(zfree, std::memory_order_relaxed);
+    slot.zalloc.store(zalloc, std::memory_order_release);
+    return;
+  }
+}
+
+RecognizingGrpcStreams::RecognizingGrpcStreams() : outer_(recognizing) {
+  recognizing = true;
+}
+
+RecognizingGrpcStreams::~RecognizingGrpcStreams() { recognizing = outer_; }
 
 uint64_t StreamsServedOnThisThread(bool compressing) {
   return compressing ? served_compress : served_decompress;

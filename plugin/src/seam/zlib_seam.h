@@ -8,22 +8,24 @@
 // are imports whatever flags it was linked with (-Bsymbolic-functions, LTO,
 // -z now), and only the message codec makes them; activation points
 // libgrpc's six relocation slots at the functions below
-// (seam/activation.h), and nothing else in the process changes.
+// (seam/activation.h), and nothing else in the process changes. A program
+// linked with the static flavour reaches them for every zlib call it makes
+// (seam/link_time_routing.h).
 //
 // Each function keeps zlib's contract for any caller:
-// - A stream opened as core opens its streams (gpr's allocator, which
-//   leaves zalloc and zfree set; Z_DEFAULT_COMPRESSION, Z_DEFLATED,
-//   windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY; inflate windowBits
-//   15 or 31) is served, as core always ends its input with Z_FINISH: its
-//   input is taken (copied, as
-//   zlib lets a caller reuse what it consumed) until Z_FINISH; then one
-//   codec call makes the whole stream, or inflates the whole message, with
-//   the configured backend, the pooled contexts, the cap and the traffic
-//   statistics of the core codec (codec/codec.h); the result is handed out
-//   over as many calls as the caller's output room needs.
-// - Any other stream is real zlib's from the start (a caller on zlib's
-//   default allocator may rely on output before Z_FINISH, which a served
-//   stream does not give), and so is a served
+// - A stream opened as core opens its streams (gpr's allocator, learned
+//   from gRPC's own codec while activation watches it; Z_DEFAULT_COMPRESSION,
+//   Z_DEFLATED, windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY; inflate
+//   windowBits 15 or 31) is served, as core always ends its input with
+//   Z_FINISH: its input is taken (copied, as zlib lets a caller reuse what it
+//   consumed) until Z_FINISH; then one codec call makes the whole stream, or
+//   inflates the whole message, with the configured backend, the pooled
+//   contexts, the cap and the traffic statistics of the core codec
+//   (codec/codec.h); the result is handed out over as many calls as the
+//   caller's output room needs.
+// - Any other stream is real zlib's from the start (another caller may
+//   rely on output before Z_FINISH, which a served stream does not give),
+//   and so is a served
 //   stream from its first flush that is neither Z_NO_FLUSH nor Z_FINISH:
 //   what it took so far is replayed into a real zlib stream, which serves
 //   it to the end.
@@ -75,6 +77,25 @@ struct ZlibEntry {
 // so that no served stream ever reaches one of real zlib's functions.
 inline constexpr size_t kPassingEntries = 4;
 const std::array<ZlibEntry, 6>& ZlibEntries();
+
+// Serves the streams that core's parameters open with this allocator from
+// now on (a few allocators at most; more are ignored). Tests name their
+// stand-in for gpr's allocator so.
+void ServeStreamsAllocatedBy(alloc_func zalloc, free_func zfree);
+
+// While one lives on a thread, the allocator of a stream opened there with
+// core's parameters is taken for gRPC's own and served from then on:
+// activation holds one while it calls gRPC's own message codec.
+class RecognizingGrpcStreams {
+ public:
+  RecognizingGrpcStreams();
+  ~RecognizingGrpcStreams();
+  RecognizingGrpcStreams(const RecognizingGrpcStreams&) = delete;
+  RecognizingGrpcStreams& operator=(const RecognizingGrpcStreams&) = delete;
+
+ private:
+  bool outer_;
+};
 
 // Streams the codec made to the end on the calling thread since it
 // started, per direction: what activation watches to see gRPC's own code
