@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "child_process.h"
 #include "codec/codec.h"
+#include "pool/held_across_fork.h"
 #include "pooled_gzip/options.h"
 
 namespace pooled_gzip::reliability {
@@ -168,6 +169,45 @@ TEST(ForkTest, ChildOfABusyPoolCompressesAndDecompresses) {
   std::cout << kForks << " children of a busy pool done in "
             << absl::FormatDuration(absl::Now() - start) << ", the slowest in "
             << absl::FormatDuration(slowest) << "\n";
+}
+
+// The library's other process-wide mutexes (the slot stores, the built
+// builders, the learned allocators, the settings) are registered with
+// HoldAcrossFork. One held by another thread nearly all the time must be
+// free in every child, where a plain mutex would mostly stay locked.
+std::mutex& BusyMutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+
+TEST(ForkTest, AMutexHeldAcrossForkIsFreeInTheChild) {
+  internal::HoldAcrossFork<&BusyMutex>();
+  std::atomic<bool> stop{false};
+  std::atomic<bool> held_once{false};
+  std::thread holder([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      std::lock_guard<std::mutex> lock(BusyMutex());
+      held_once.store(true, std::memory_order_relaxed);
+      for (volatile int spin = 0; spin < 100000; ++spin) {
+      }
+    }
+  });
+  while (!held_once.load(std::memory_order_relaxed)) std::this_thread::yield();
+  for (int i = 0; i < 100; ++i) {
+    absl::StatusOr<std::unique_ptr<ChildProcess>> child =
+        ChildProcess::Fork(absl::StrCat("fork ", i), [] {
+          if (!BusyMutex().try_lock()) return 1;
+          BusyMutex().unlock();
+          return 0;
+        });
+    ASSERT_TRUE(child.ok()) << child.status();
+    const absl::StatusOr<int> code =
+        (*child)->WaitForExitWhileProgressing(kPerStep);
+    ASSERT_TRUE(code.ok()) << code.status();
+    ASSERT_EQ(*code, 0) << "child " << i << " found the mutex locked";
+  }
+  stop.store(true);
+  holder.join();
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "codec/settings.h"
 
-#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "codec/backend.h"
 #include "codec/pools.h"
+#include "pool/held_across_fork.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -82,23 +82,17 @@ struct State {
   Options options;
 };
 
-void LockForFork();
-void UnlockAfterFork();
-
 // Safe across fork(), as the pools are: ApplyOptions holds it while it
 // evicts from the pools, so the fork handler takes it before theirs.
 std::mutex& Mutex() {
   static auto* mutex = [] {
     auto* created = new std::mutex;
     Writers();  // registers the pools' handler first (codec/pools.h)
-    pthread_atfork(LockForFork, UnlockAfterFork, UnlockAfterFork);
+    HoldAcrossFork<&Mutex>();
     return created;
   }();
   return *mutex;
 }
-
-void LockForFork() { Mutex().lock(); }
-void UnlockAfterFork() { Mutex().unlock(); }
 
 State& Guarded() {
   static auto* state = new State;

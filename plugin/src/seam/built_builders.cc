@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "pool/held_across_fork.h"
+
 namespace pooled_gzip {
 namespace internal {
 namespace {
@@ -16,24 +18,32 @@ class BuiltBuilders {
  public:
   static BuiltBuilders& Get() {
     // Never destroyed: builders of static storage outlive any other static.
-    static auto* built = new BuiltBuilders;
+    static auto* built = [] {
+      auto* made = new BuiltBuilders;
+      HoldAcrossFork<&Mutex>();
+      return made;
+    }();
     return *built;
   }
   void Add(const grpc::ServerBuilder* builder) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(Mutex());
     builders_.insert(builder);
   }
   void Remove(const grpc::ServerBuilder* builder) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(Mutex());
     builders_.erase(builder);
   }
   bool Contains(const grpc::ServerBuilder* builder) const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(Mutex());
     return builders_.count(builder) > 0;
   }
 
  private:
-  mutable std::mutex mutex_;
+  static std::mutex& Mutex() {
+    static auto* mutex = new std::mutex;
+    return *mutex;
+  }
+
   std::unordered_set<const grpc::ServerBuilder*> builders_;
 };
 

@@ -15,6 +15,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "pool/held_across_fork.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -411,7 +412,11 @@ SlotReport Report(const Scan& scan) {
 // Held only around the storing scan, never while pinning (which may wait
 // for a dlopen whose constructors set up a channel and so scan too).
 std::mutex& StoreMutex() {
-  static auto* mutex = new std::mutex;
+  static auto* mutex = [] {
+    auto* created = new std::mutex;
+    HoldAcrossFork<&StoreMutex>();
+    return created;
+  }();
   return *mutex;
 }
 

@@ -15,6 +15,7 @@
 #include "codec/contiguous_input.h"
 #include "codec/format.h"
 #include "codec/settings.h"
+#include "pool/held_across_fork.h"
 #include "seam/codec_log.h"
 #include "seam/real_zlib.h"
 
@@ -146,7 +147,14 @@ struct Allocator {
   std::atomic<free_func> zfree{nullptr};
 };
 Allocator grpc_allocators[kAllocators];
-std::mutex learning_mutex;
+std::mutex& LearningMutex() {
+  static auto* mutex = [] {
+    auto* created = new std::mutex;
+    HoldAcrossFork<&LearningMutex>();
+    return created;
+  }();
+  return *mutex;
+}
 thread_local bool recognizing = false;
 
 bool GrpcAllocator(alloc_func zalloc, free_func zfree) {
@@ -524,7 +532,7 @@ const std::array<ZlibEntry, 6>& ZlibEntries() {
 }
 
 void ServeStreamsAllocatedBy(alloc_func zalloc, free_func zfree) {
-  const std::lock_guard<std::mutex> lock(learning_mutex);
+  const std::lock_guard<std::mutex> lock(LearningMutex());
   if (GrpcAllocator(zalloc, zfree)) return;
   for (Allocator& slot : grpc_allocators) {
     if (slot.zalloc.load(std::memory_order_relaxed) != nullptr) continue;
