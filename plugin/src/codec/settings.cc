@@ -1,6 +1,5 @@
 #include "codec/settings.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
