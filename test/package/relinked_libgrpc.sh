@@ -113,6 +113,11 @@ done
 has "codec functions are left to it: libgrpc binds its own calls" ||
   fail "the log does not say why the codec functions are left to libgrpc"
 if has "grpc_msg_compress->"; then fail "a codec function slot was found"; fi
+# Another backend configured: gRPC's own codec then compresses with it.
+run_consumer ubuntu active INFO ubuntu-isal CONSUMER_BACKEND=isal
+has "pooled_gzip: core codec active" || fail "the core codec is not active"
+has "consumer: 40 messages compressed by isal" ||
+  fail "the statistics do not show the configured backend"
 
 run_consumer stand-in fallback
 has "pooled_gzip: core codec NOT active" || fail "the core codec is active"

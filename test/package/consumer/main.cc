@@ -7,11 +7,17 @@
 //
 //   consumer [active|fallback]   also requires that path; exits 0 when all
 //                                checks pass.
+//
+// With CONSUMER_BACKEND=zlib|libdeflate|isal in the environment it
+// configures that backend first, and requires every message it compressed
+// to be counted under it in the traffic statistics.
 
 #include <grpc/grpc.h>
 #include <pooled_gzip/pooled_gzip.h>
 
+#include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,10 +37,29 @@ uint64_t Checkouts(const pooled_gzip::PoolCounters& counters) {
   return counters.created + counters.reused;
 }
 
+// Messages compressed so far, per backend as the statistics name it.
+std::map<std::string, uint64_t> CompressedByBackend() {
+  std::map<std::string, uint64_t> messages;
+  for (const pooled_gzip::TrafficStats& row : pooled_gzip::GetTrafficStats()) {
+    if (row.compressing) messages[row.backend] += row.messages;
+  }
+  return messages;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string expected = argc > 1 ? argv[1] : "";
+  const char* backend_name = std::getenv("CONSUMER_BACKEND");
+  if (backend_name != nullptr) {
+    const std::map<std::string, pooled_gzip::Backend> backends = {
+        {"zlib", pooled_gzip::Backend::kZlib},
+        {"libdeflate", pooled_gzip::Backend::kLibdeflate},
+        {"isal", pooled_gzip::Backend::kIsal}};
+    pooled_gzip::Options options;
+    options.backend = backends.at(backend_name);
+    if (!pooled_gzip::Configure(options).ok()) return 1;
+  }
   // As any program that uses gRPC's C core itself (every async client):
   // a direct reference to libgrpc, which can put it ahead in the lookup
   // order.
@@ -74,6 +99,19 @@ int main(int argc, char** argv) {
   if (reused == 0) {
     std::cerr << "consumer: no writer was reused\n";
     ok = false;
+  }
+  if (backend_name != nullptr) {
+    const std::map<std::string, uint64_t> compressed = CompressedByBackend();
+    for (const auto& [backend, messages] : compressed) {
+      std::cout << "consumer: " << messages << " messages compressed by "
+                << backend << "\n";
+    }
+    if (compressed.size() != 1 || compressed.begin()->first != backend_name ||
+        compressed.begin()->second < 2 * kCalls) {
+      std::cerr << "consumer: the statistics do not count every message "
+                   "under the configured backend\n";
+      ok = false;
+    }
   }
   if (!expected.empty() && expected != (active ? "active" : "fallback")) {
     std::cerr << "consumer: expected the " << expected << " path\n";
