@@ -11,6 +11,10 @@
 #             has no slot for them; its zlib imports remain.
 #   stand-in  message_compress.cc.o replaced by STAND_IN_SOURCE, the same
 #             two functions with another contract.
+#   one-slot  every function bound within libgrpc but grpc_msg_compress
+#             (-Wl,--dynamic-list naming it alone): a slot for one codec
+#             function, none for the other, as a libgrpc linked with a
+#             dynamic list or a visibility map of its own may have.
 #
 #   relink_libgrpc.sh LIBGRPC CACHE STAND_IN_SOURCE
 #
@@ -84,6 +88,9 @@ fi
 
 relink debian "$archive" ""
 relink ubuntu "$archive" -Wl,-Bsymbolic-functions
+echo '{ _Z17grpc_msg_compress26grpc_compression_algorithmP17grpc_slice_bufferS1_; };' \
+  > "$scratch/compress_only.list"
+relink one-slot "$archive" -Wl,--dynamic-list="$scratch/compress_only.list"
 if ! cached stand-in; then
   # shellcheck disable=SC2046  # pkg-config output is meant to be split
   run c++ -std=c++17 -O2 -fPIC -Wall -Wextra -Werror -c "$stand_in_source" \
@@ -97,10 +104,11 @@ relink stand-in "$scratch/without_codec.a" "" "$scratch/stand_in.o"
 # the faithful ones, none where libgrpc binds its own calls, and the six
 # zlib imports in every one.
 count() { run readelf -rW "$cache/$1/$soname" | grep -c -E "$2" || true; }
-for variant in debian stand-in ubuntu; do
+for variant in debian stand-in ubuntu one-slot; do
   codec_slots=$(count "$variant" 'JUMP_SLOT.*grpc_msg_')
   expected=2
   [[ $variant == ubuntu ]] && expected=0
+  [[ $variant == one-slot ]] && expected=1
   if [[ $codec_slots != "$expected" ]]; then
     echo "the $variant relink has $codec_slots grpc_msg_* slots, not $expected"
     exit 1
@@ -112,4 +120,8 @@ for variant in debian stand-in ubuntu; do
     exit 1
   fi
 done
-echo "relinked libgrpc: debian, ubuntu and stand-in in $cache"
+if [[ $(count one-slot 'JUMP_SLOT.*grpc_msg_compress') != 1 ]]; then
+  echo "the one-slot relink's slot is not grpc_msg_compress's"
+  exit 1
+fi
+echo "relinked libgrpc: debian, ubuntu, stand-in and one-slot in $cache"

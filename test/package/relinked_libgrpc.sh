@@ -12,6 +12,8 @@
 #             its zlib imports lead here. Active both ways all the same,
 #             seen through libgrpc's own codec, and the log says that its
 #             codec functions are left to it and why.
+#   one-slot  a slot for grpc_msg_compress alone: active both ways all the
+#             same, received messages served through the zlib imports.
 #   stand-in  message_compress.cc.o replaced by relinked_libgrpc_stand_in.cc,
 #             the same two functions with another contract, whose zlib
 #             streams keep zlib's default allocator (core's have gpr's).
@@ -119,6 +121,15 @@ has "pooled_gzip: core codec active" || fail "the core codec is not active"
 has "consumer: 40 messages compressed by isal" ||
   fail "the statistics do not show the configured backend"
 
+run_consumer one-slot active
+has "pooled_gzip: core codec active" || fail "the core codec is not active"
+has "seen both ways" || fail "the log does not say it saw both ways served"
+for fn in deflateInit2_ deflate deflateEnd inflateInit2_ inflate inflateEnd \
+  grpc_msg_compress; do
+  has "$soname:$fn->pooled_gzip" || fail "libgrpc's $fn does not lead here"
+done
+if has "grpc_msg_decompress->"; then fail "a decompress slot was found"; fi
+
 run_consumer stand-in fallback
 has "pooled_gzip: core codec NOT active" || fail "the core codec is active"
 has "seen in neither direction" || fail "the log does not say what was seen"
@@ -141,6 +152,7 @@ if ((failures > 0)); then
   echo "$failures check(s) failed"
   exit 1
 fi
-echo "relinked libgrpc: served and seen both ways on the faithful relink" \
-  "and the Ubuntu-style one (zlib imports only); the stand-in's other" \
-  "contract refused, nothing of it seen served, the fallback path"
+echo "relinked libgrpc: served and seen both ways on the faithful relink," \
+  "the Ubuntu-style one (zlib imports only) and the one with a single" \
+  "codec slot; the stand-in's other contract refused, nothing of it seen" \
+  "served, the fallback path"
