@@ -28,6 +28,7 @@ struct FakeContext {
   int key = 0;
   int serial = 0;
   size_t bytes = kContextBytes;  // what Bytes() reports; a test may grow it
+  size_t kept_bytes = 0;         // of those, what Shrink() frees
   bool reset_fails = false;      // Reset() returns false when set
   int resets = 0;
 };
@@ -54,6 +55,12 @@ struct FakePolicy {
     return !context->reset_fails;
   }
   static size_t Bytes(const FakeContext& context) { return context.bytes; }
+  static bool Shrink(FakeContext* context) {
+    if (context->kept_bytes == 0) return false;
+    context->bytes -= context->kept_bytes;
+    context->kept_bytes = 0;
+    return true;
+  }
   static void Destroy(FakeContext* context) {
     live_fake_contexts.fetch_sub(1);
     last_destroyed_serial.store(context->serial);
@@ -288,6 +295,34 @@ TEST(ContextPoolTest, ContextThatGrewPastByteCapIsNotPooled) {
   stats = pool.Stats();
   EXPECT_EQ(stats.pooled_bytes, 300u);
   EXPECT_EQ(stats.pooled, 1u);
+}
+
+// A context that keeps a large message's buffers is pooled with them while
+// the byte cap holds them, and without them when it does not: the cap, not
+// a fixed size, decides what it keeps.
+TEST(ContextPoolTest, KeptBuffersGiveWayToTheByteCap) {
+  FakePool pool(Limits(10, 1000));
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    handle->kept_bytes = 800;
+    handle->bytes = kContextBytes + 800;
+  }
+  EXPECT_EQ(pool.Stats().pooled_bytes, kContextBytes + 800);
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    EXPECT_EQ(handle->kept_bytes, 800u);  // kept: the next message reuses it
+    handle->kept_bytes = 1500;
+    handle->bytes = kContextBytes + 1500;
+  }
+  PoolCounters stats = pool.Stats();
+  EXPECT_EQ(stats.pooled, 1u);
+  EXPECT_EQ(stats.pooled_bytes, kContextBytes);
+  EXPECT_EQ(stats.rejected_by_caps, 0u);
+  {
+    FakePool::Handle handle = pool.Acquire(1);
+    EXPECT_EQ(handle->kept_bytes, 0u);
+  }
+  ExpectConsistent(pool.Stats());
 }
 
 TEST(ContextPoolTest, DifferentKeysNeverShare) {

@@ -36,6 +36,10 @@ class Deflater {
   virtual bool Reset() = 0;
   // Heap owned right now, for the pool's byte cap.
   virtual size_t HeapBytes() const = 0;
+  // Frees the buffers kept from message to message (sized by the largest
+  // message so far), when the pool's byte cap cannot hold them; false if
+  // there were none.
+  virtual bool FreeBuffers() { return false; }
 };
 
 // Inflates exactly one complete stream per message.
@@ -49,6 +53,7 @@ class Inflater {
                                ChunkSink* sink) = 0;
   virtual bool Reset() = 0;
   virtual size_t HeapBytes() const = 0;
+  virtual bool FreeBuffers() { return false; }
 };
 
 // Contexts of different keys never mix in the pool.

@@ -19,11 +19,11 @@ char* ReusableBuffer::Get(size_t size) {
   return data_.get();
 }
 
-void ReusableBuffer::Trim() {
-  if (capacity_ > kKeepBytes) {
-    data_.reset();
-    capacity_ = 0;
-  }
+bool ReusableBuffer::Free() {
+  if (capacity_ == 0) return false;
+  data_.reset();
+  capacity_ = 0;
+  return true;
 }
 
 const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer) {

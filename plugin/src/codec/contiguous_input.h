@@ -11,15 +11,19 @@
 namespace pooled_gzip {
 namespace internal {
 
-// A heap buffer kept from message to message, so that the common sizes
-// allocate nothing; Trim() frees it once it has grown past kKeepBytes, so
-// that one huge message does not pin its size in every pooled context.
+// A heap buffer kept from message to message, so that no message
+// allocates (and page-faults) it again at a size seen before. Its capacity
+// counts in its context's HeapBytes(), so the pool's byte cap decides how
+// long it is kept (Deflater::FreeBuffers()).
 class ReusableBuffer {
  public:
+  // What a buffer outside any pool keeps at most (the zlib seam's per
+  // thread): past it, one huge message would pin its size on the thread.
   static constexpr size_t kKeepBytes = (size_t{2} << 20) + (64 << 10);
   // At least `size` bytes (one or more), or null if out of memory.
   char* Get(size_t size);
-  void Trim();
+  // Frees the buffer; false if it held nothing.
+  bool Free();
   size_t capacity() const { return capacity_; }
 
  private:

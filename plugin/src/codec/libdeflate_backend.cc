@@ -42,14 +42,6 @@ class LibdeflateDeflater final : public Deflater {
     return compressor_ != nullptr;
   }
 
-  absl::Status Deflate(Pieces input, size_t max_output_bytes,
-                       ChunkSink* sink) override {
-    absl::Status status = DeflateInternal(input, max_output_bytes, sink);
-    input_.Trim();
-    output_.Trim();
-    return status;
-  }
-
   // libdeflate keeps no state between messages.
   bool Reset() override { return true; }
 
@@ -58,9 +50,13 @@ class LibdeflateDeflater final : public Deflater {
            input_.capacity() + output_.capacity();
   }
 
- private:
-  absl::Status DeflateInternal(Pieces input, size_t max_output_bytes,
-                               ChunkSink* sink) {
+  bool FreeBuffers() override {
+    const bool input_freed = input_.Free();
+    return output_.Free() || input_freed;
+  }
+
+  absl::Status Deflate(Pieces input, size_t max_output_bytes,
+                       ChunkSink* sink) override {
     libdeflate_compressor* c = compressor_.get();
     const bool gzip = format_ == Format::kGzip;
     const size_t size = TotalSize(input);
@@ -124,11 +120,9 @@ class LibdeflateInflater final : public Inflater {
       chunk = sink->NextChunk(std::min(*size + 1, BudgetFor(max_output_bytes)));
       if (chunk.size() >= *size && OneShot(input, chunk.first(*size))) {
         sink->CommitChunk(*size);
-        input_.Trim();
         return absl::OkStatus();
       }
     }
-    input_.Trim();
     return fallback_.Inflate(input, max_output_bytes, sink, 0, chunk);
   }
 
@@ -136,6 +130,8 @@ class LibdeflateInflater final : public Inflater {
     fallback_.Reset();
     return true;
   }
+
+  bool FreeBuffers() override { return input_.Free(); }
 
   size_t HeapBytes() const override {
     return sizeof(*this) +

@@ -18,6 +18,7 @@ struct DeflaterPolicy {
   }
   static bool Reset(Deflater* deflater) { return deflater->Reset(); }
   static size_t Bytes(const Deflater& deflater) { return deflater.HeapBytes(); }
+  static bool Shrink(Deflater* deflater) { return deflater->FreeBuffers(); }
   static void Destroy(Deflater* deflater) { delete deflater; }
 };
 
@@ -29,6 +30,7 @@ struct InflaterPolicy {
   }
   static bool Reset(Inflater* inflater) { return inflater->Reset(); }
   static size_t Bytes(const Inflater& inflater) { return inflater.HeapBytes(); }
+  static bool Shrink(Inflater* inflater) { return inflater->FreeBuffers(); }
   static void Destroy(Inflater* inflater) { delete inflater; }
 };
 

@@ -10,6 +10,9 @@
 //     static Context* Create(const Key&);        // nullptr on failure
 //     static bool Reset(Context*);               // false: do not reuse
 //     static size_t Bytes(const Context&);       // heap owned right now
+//     static bool Shrink(Context*);              // frees what it keeps
+//                                                // between uses; false if
+//                                                // it kept nothing
 //     static void Destroy(Context*);
 //   };
 //
@@ -27,10 +30,13 @@
 // byte cap turns a returned context away, the pool's reserve gives up its
 // contexts of other keys, oldest parked first, so that contexts of keys no
 // longer in use cannot hold the cap for ever (EvictReserveIf frees them on
-// request). Living threads' contexts of such keys are reached by
-// EvictIdleIf: it takes their claim on the byte cap at once, from any thread,
-// and their thread frees them the next time it uses the pool (or exits), so
-// a thread that stays parked cannot keep the cap from the keys in use.
+// request), and then the context gives up what it keeps between uses (a
+// large message's buffers), so that only the budget, not a fixed size,
+// decides what a context may keep. Living threads' contexts of such keys are
+// reached by EvictIdleIf: it takes their claim on the byte cap at once, from
+// any thread, and their thread frees them the next time it uses the pool (or
+// exits), so a thread that stays parked cannot keep the cap from the keys in
+// use.
 //
 // A checkout is a std::unique_ptr whose deleter returns the context, so a
 // context goes back exactly once by construction. Code that saw the context
@@ -678,16 +684,21 @@ class ThreadLocalPool {
       shared_->Evict(context);
       return;
     }
-    const size_t bytes = Policy::Bytes(*context);
+    size_t bytes = Policy::Bytes(*context);
     const size_t max_idle =
         std::min<size_t>(shared_->budget->max_idle_per_thread_per_key(),
                          RevocableClaim::kMaxContexts);
     // With the byte cap full, exited threads' contexts of other keys give
     // way: otherwise contexts of a key nobody asks for any more (after a
     // level change, say) would keep the cap full, and every context of the
-    // keys in use would be destroyed on return.
+    // keys in use would be destroyed on return. Then what the context keeps
+    // between uses gives way, before the context itself.
+    const auto claim = [&] {
+      return shared_->budget->Claim(bytes) || shared_->EvictForRoom(key, bytes);
+    };
     if (slot.idle.size() >= max_idle ||
-        !(shared_->budget->Claim(bytes) || shared_->EvictForRoom(key, bytes))) {
+        !(claim() || (Policy::Shrink(context) &&
+                      (bytes = Policy::Bytes(*context), claim())))) {
       shared_->rejected.fetch_add(1, std::memory_order_relaxed);
       shared_->Destroy(context);
       return;
