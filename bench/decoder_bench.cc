@@ -17,6 +17,12 @@
 // Names are "<format>/<kind>/<size>/<sender>/<decoder>". After Google
 // Benchmark's own report, a table of each cell's medians and ratios, in
 // Markdown (results/benchmarks.md, "Decoding").
+//
+// Fragmented input, as an odd or hostile peer may send it: the 64 KiB
+// records cells from zlib-6 again, in 1-byte slices, for each pooled
+// decoder ("<cell>/<decoder>/1-byte-slices"), and a second table of what
+// that costs against zlib on the same slices and against the message in
+// core's slices.
 
 #include <benchmark/benchmark.h>
 #include <grpc/slice_buffer.h>
@@ -168,7 +174,16 @@ Backend BackendOf(Decoder decoder, Format format) {
   }
 }
 
-void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder) {
+// The received message's slices: core's, or all of `piece` bytes.
+std::vector<size_t> SliceLengths(size_t length, size_t piece) {
+  if (piece == 0) return CoreSliceLengths(Direction::kReceived, length);
+  std::vector<size_t> lengths(length / piece, piece);
+  if (length % piece != 0) lengths.push_back(length % piece);
+  return lengths;
+}
+
+void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder,
+               size_t piece) {
   const Message& message = MessageOf(cell);
   if (decoder == Decoder::kLibrary) {
     Library library(cell.format);
@@ -190,8 +205,7 @@ void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder) {
   grpc_slice_buffer output;
   grpc_slice_buffer_init(&input);
   grpc_slice_buffer_init(&output);
-  AddSlices(message.compressed,
-            CoreSliceLengths(Direction::kReceived, message.compressed.size()),
+  AddSlices(message.compressed, SliceLengths(message.compressed.size(), piece),
             &input);
   bool ok = true;
   // Freeing the message is part of receiving it.
@@ -309,6 +323,47 @@ void PrintTable(const MedianCollector& collector) {
   }
 }
 
+std::vector<Cell> FragmentedCells() {
+  return {
+      {Format::kGzip, payloads::Kind::kRecords, size_t{64} << 10, kSenders[0]},
+      {Format::kZlib, payloads::Kind::kRecords, size_t{64} << 10, kSenders[0]}};
+}
+
+constexpr char kFragmented[] = "/1-byte-slices";
+
+void PrintFragmentedTable(const MedianCollector& collector) {
+  std::printf(
+      "\n| format | payload | size | sent by | zlib, 1-byte slices | "
+      "libdeflate, 1-byte slices | isal, 1-byte slices | default's time / "
+      "zlib's, "
+      "1-byte slices | isal, 1-byte vs core's slices |\n"
+      "|---|---|---|---|---|---|---|---|---|\n");
+  for (const Cell& cell : FragmentedCells()) {
+    const std::string name = CellName(cell);
+    auto micros = [&](Decoder decoder, const char* tail) {
+      return collector.Micros(
+          absl::StrCat(name, "/", DecoderName(decoder), tail));
+    };
+    const double zlib = micros(Decoder::kZlib, kFragmented);
+    const double isal = micros(Decoder::kIsal, kFragmented);
+    double fast = 0;
+    for (Decoder decoder : kPooled) {
+      if (BackendOf(decoder, cell.format) ==
+          internal::DefaultDecoder(cell.format)) {
+        fast = micros(decoder, kFragmented);
+      }
+    }
+    if (zlib == 0 || isal == 0) continue;  // filtered out
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                std::string(FormatName(cell.format)).c_str(),
+                payloads::KindName(cell.kind), SizeName(cell.size).c_str(),
+                SenderName(cell.sender).c_str(), Time(zlib).c_str(),
+                Time(micros(Decoder::kLibdeflate, kFragmented)).c_str(),
+                Time(isal).c_str(), Ratio(fast, zlib).c_str(),
+                Ratio(isal, micros(Decoder::kIsal, "")).c_str());
+  }
+}
+
 }  // namespace
 }  // namespace pooled_gzip::bench
 
@@ -318,7 +373,16 @@ int main(int argc, char** argv) {
     for (Decoder decoder : kDecoders) {
       benchmark::RegisterBenchmark(
           absl::StrCat(CellName(cell), "/", DecoderName(decoder)).c_str(),
-          BM_Decode, cell, decoder)
+          BM_Decode, cell, decoder, size_t{0})
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  for (const Cell& cell : FragmentedCells()) {
+    for (Decoder decoder : kPooled) {
+      benchmark::RegisterBenchmark(
+          absl::StrCat(CellName(cell), "/", DecoderName(decoder), kFragmented)
+              .c_str(),
+          BM_Decode, cell, decoder, size_t{1})
           ->Unit(benchmark::kMicrosecond);
     }
   }
@@ -327,6 +391,7 @@ int main(int argc, char** argv) {
   MedianCollector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   PrintTable(collector);
+  PrintFragmentedTable(collector);
   benchmark::Shutdown();
   return 0;
 }

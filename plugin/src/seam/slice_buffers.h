@@ -32,8 +32,11 @@ inline SliceViews ViewsOf(const grpc_slice_buffer& buffer) {
 }
 
 // Each chunk is one slice of exactly the size the codec asks for, appended
-// to `output` trimmed to what zlib wrote: the allocation is kept, no byte is
-// copied.
+// to `output` trimmed to what the codec wrote. A trimmed slice keeps its
+// whole allocation for as long as gRPC keeps the message (a server may
+// queue received messages), so a chunk the codec filled by less than four
+// fifths is copied into a slice of its size: a received deflate message,
+// whose size no trailer gives, would otherwise hold up to three times it.
 class SliceBufferSink final : public ChunkSink {
  public:
   explicit SliceBufferSink(grpc_slice_buffer* output) : output_(output) {}
@@ -57,10 +60,23 @@ class SliceBufferSink final : public ChunkSink {
       grpc_slice_unref(current_);
       return;
     }
+    const size_t slack = GRPC_SLICE_LENGTH(current_) - used;
+    if (slack >= kMinSlackToCopy && slack > used / 4) {
+      grpc_slice_buffer_add(
+          output_,
+          grpc_slice_from_copied_buffer(
+              reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(current_)),
+              used));
+      grpc_slice_unref(current_);
+      return;
+    }
     grpc_slice_buffer_add(output_, grpc_slice_sub_no_ref(current_, 0, used));
   }
 
  private:
+  // Less slack than this is not worth a copy (about an allocator's rounding).
+  static constexpr size_t kMinSlackToCopy = 512;
+
   grpc_slice_buffer* output_;
   grpc_slice current_;
   bool open_ = false;
