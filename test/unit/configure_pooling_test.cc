@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codec/codec.h"
+#include "codec/libdeflate_backend.h"
 #include "codec/settings.h"
 #include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
@@ -123,6 +124,41 @@ TEST(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
               static_cast<unsigned long long>(reused));
   EXPECT_LE(after.pooled_bytes, kMaxPooledBytes);
   EXPECT_EQ(after.writers.rejected_by_caps, 0u);
+}
+
+// The deterministic interleaving of a message that read the settings just
+// before a Configure and took its writer just after: that writer is of
+// settings no message asks for any more, and is freed when it returns
+// instead of pooled (a level-12 writer would hold 9 MB of the cap for as
+// long as its thread lives). On a thread of its own, which had no slot for
+// the old key when the change came.
+TEST(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
+  const Options saved = GetOptions();
+  Options options = saved;
+  options.backend = Backend::kLibdeflate;
+  options.level = 12;
+  options.max_pooled_bytes = size_t{64} << 20;
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+  std::thread([&] {
+    const CompressOptions read_before = ConfiguredOptions(Format::kGzip);
+    ASSERT_EQ(read_before.level, 12);
+    options.level = 6;
+    ASSERT_TRUE(Configure(options).ok());
+    const PoolStats configured = GetPoolStats();
+    std::string out;
+    ASSERT_TRUE(CompressToString(message, read_before, &out).ok());
+    const PoolStats after = GetPoolStats();
+    EXPECT_EQ(after.writers.pooled, configured.writers.pooled);
+    EXPECT_EQ(after.writers.evicted, configured.writers.evicted + 1);
+    EXPECT_LT(after.pooled_bytes, LibdeflateCompressorBytes(6))
+        << "a level-12 writer holds the cap";
+    // A writer of the settings in force is pooled as ever.
+    ASSERT_TRUE(
+        CompressToString(message, ConfiguredOptions(Format::kGzip), &out).ok());
+    EXPECT_EQ(GetPoolStats().writers.pooled, after.writers.pooled + 1);
+  }).join();
+  ASSERT_TRUE(Configure(saved).ok());
 }
 
 TEST(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {

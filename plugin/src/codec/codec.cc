@@ -55,6 +55,7 @@ CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
   options.format = format;
   options.backend = settings.backend;
   options.level = settings.level;
+  options.settings_generation = settings.pool_generation;
   if (skipping == Skipping::kAsConfigured) {
     options.skip_incompressible = settings.skip_incompressible;
     options.min_input_bytes = settings.min_compress_bytes;
@@ -116,8 +117,8 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
     return NotWorthCompressing();
   }
   WriterPool& pool = Writers();
-  WriterPool::Handle deflater =
-      pool.Acquire({options.backend, options.format, *level});
+  WriterPool::Handle deflater = pool.Acquire(
+      {options.backend, options.format, *level}, options.settings_generation);
   if (deflater == nullptr) {
     absl::Status status = CannotCreate(options.backend, "compressor");
     CountMessage(/*compressing=*/true, options.format, options.backend, status,
@@ -141,7 +142,8 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
-                        Backend backend, Strictness strictness) {
+                        Backend backend, Strictness strictness,
+                        uint64_t settings_generation) {
   // As Compress's level check: a message of no backend has no traffic row.
   if (!KnownBackend(backend)) {
     return absl::InvalidArgumentError(
@@ -149,8 +151,8 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   }
   const CodecTimer timer;
   ReaderPool& pool = Readers();
-  ReaderPool::Handle inflater =
-      pool.Acquire(InflaterKey{backend, format, strictness});
+  ReaderPool::Handle inflater = pool.Acquire(
+      InflaterKey{backend, format, strictness}, settings_generation);
   if (inflater == nullptr) {
     absl::Status status = CannotCreate(backend, "decompressor");
     CountMessage(/*compressing=*/false, format, backend, status,

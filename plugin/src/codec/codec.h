@@ -6,6 +6,7 @@
 #define POOLED_GZIP_SRC_CODEC_CODEC_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 
@@ -31,6 +32,9 @@ struct CompressOptions {
   // can send the message plain instead.
   bool skip_incompressible = false;
   size_t min_input_bytes = 0;
+  // CompressSettings::pool_generation, for options read from the settings
+  // (ConfiguredOptions); 0 for options a caller names itself.
+  uint64_t settings_generation = 0;
 };
 
 // Compresses the concatenation of `input` into one complete stream. On error
@@ -48,10 +52,13 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 // INVALID_ARGUMENT for a `backend` that is none of Backend's values. On
 // error the sink may hold partial output, which the caller must drop.
 // A fast `backend` may take more than zlib does, as `strictness` allows.
+// `settings_generation`: DecompressSettings::pool_generation, where the
+// reader was named by the settings.
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         Backend backend = Backend::kZlib,
-                        Strictness strictness = Strictness::kDecoder);
+                        Strictness strictness = Strictness::kDecoder,
+                        uint64_t settings_generation = 0);
 
 // `input` as one stream of stored blocks (deflate's level 0), always longer
 // than `input`: for a caller that must hand over a valid stream of a

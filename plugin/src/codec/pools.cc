@@ -55,10 +55,11 @@ ReaderPool& Readers() { return ThePools().readers; }
 void SetIdleLimits(const PoolLimits& limits) { Budget()->SetLimits(limits); }
 
 void EvictStaleContexts(const ContextsInUse& in_use) {
-  Writers().EvictIdleIf([&](const DeflaterKey& key) {
+  // By value: the pools keep the predicates (EvictIdleIf).
+  Writers().EvictIdleIf([in_use](const DeflaterKey& key) {
     return key.backend != in_use.backend || key.level != in_use.level;
   });
-  Readers().EvictIdleIf([&](const InflaterKey& key) {
+  Readers().EvictIdleIf([in_use](const InflaterKey& key) {
     const Backend decoder =
         key.format == Format::kGzip ? in_use.gzip_decoder : in_use.zlib_decoder;
     // zlib's readers are one kind whatever the strictness (ReaderFor).

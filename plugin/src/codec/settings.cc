@@ -138,12 +138,24 @@ Backend DefaultDecoder(Format format) {
   return pooled_gzip::DefaultDecoder(FormatName(format));
 }
 
+// Each pool's generation is read before the settings: ApplyOptions
+// publishes new settings before it retires the old ones' contexts (which
+// advances the generation), so settings read after a generation are at
+// least as new as it.
 CompressSettings CurrentCompressSettings() {
-  return UnpackCompress(g_compress.load(std::memory_order_acquire));
+  const uint64_t generation = Writers().generation();
+  CompressSettings settings =
+      UnpackCompress(g_compress.load(std::memory_order_acquire));
+  settings.pool_generation = generation;
+  return settings;
 }
 
 DecompressSettings CurrentDecompressSettings() {
-  return UnpackDecompress(g_decompress.load(std::memory_order_acquire));
+  const uint64_t generation = Readers().generation();
+  DecompressSettings settings =
+      UnpackDecompress(g_decompress.load(std::memory_order_acquire));
+  settings.pool_generation = generation;
+  return settings;
 }
 
 absl::Status ApplyOptions(const Options& options) {

@@ -12,6 +12,7 @@
 #define POOLED_GZIP_SRC_CODEC_SETTINGS_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "codec/backend.h"
@@ -32,6 +33,8 @@ inline constexpr size_t kDerivedCapFactor = 2;
 
 // What a message being compressed needs to know, read in one load.
 struct CompressSettings {
+  // The writer pool's generation, read just before the rest (Acquire).
+  uint64_t pool_generation = 0;
   Backend backend = Options().backend;
   int level = kDefaultLevel;  // as configured; kDefaultLevel: the backend's
   bool skip_incompressible = false;
@@ -41,6 +44,8 @@ CompressSettings CurrentCompressSettings();
 
 // What a received message being inflated needs to know, read in one load.
 struct DecompressSettings {
+  // The reader pool's generation, read just before the rest (Acquire).
+  uint64_t pool_generation = 0;
   // The most bytes one message may inflate to; SIZE_MAX: no cap.
   size_t cap = kDerivedCapFactor * kGrpcDefaultMaxReceive;
   Backend gzip_decoder = kDefaultGzipDecoder;

@@ -66,6 +66,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -182,12 +183,25 @@ class ThreadLocalPool {
   ThreadLocalPool(const ThreadLocalPool&) = delete;
   ThreadLocalPool& operator=(const ThreadLocalPool&) = delete;
 
+  // The pool's generation: read before the settings that name a key, and
+  // given to Acquire with it, it dates the checkout to that read.
+  uint64_t generation() const {
+    return shared_->generation.load(std::memory_order_acquire);
+  }
+
   // Returns an idle context for `key` from this thread or the reserve, or a
   // new one. A null handle means the policy could not create a context.
-  Handle Acquire(const Key& key) {
+  // `settings_generation`, if given, is generation() read before the
+  // settings that named `key`: a context checked out after an EvictIdleIf
+  // that matched `key`, for settings read before it, then returns stale
+  // (not pooled), as one checked out before it does.
+  Handle Acquire(const Key& key, uint64_t settings_generation = 0) {
     const uint64_t generation =
         shared_->generation.load(std::memory_order_acquire);
-    const Returner returner(this, key, generation);
+    const Returner returner(this, key,
+                            settings_generation != 0
+                                ? std::min(settings_generation, generation)
+                                : generation);
     Context* context = nullptr;
     if (LocalCache* cache = LocalCache::Get()) {
       context = shared_->Pop(cache->SlotFor(shared_, key, generation));
@@ -236,10 +250,11 @@ class ThreadLocalPool {
   // As EvictReserveIf, and living threads' idle contexts of those keys give
   // their bytes back to the budget now; their thread frees them (counted
   // evicted, and pooled until then) the next time it uses this pool, or
-  // when it exits. Contexts of those keys checked out before this call are
-  // freed, not pooled, when they come back. Returns how many idle contexts gave
-  // up their bytes. `pred` gets a const Key& under the pool's locks: it must
-  // not use the pool.
+  // when it exits. Contexts of those keys checked out before this call (or
+  // for settings read before it: Acquire) are freed, not pooled, when they
+  // come back, on any thread. Returns how many idle contexts gave up their
+  // bytes. `pred` gets a const Key& under the pool's locks: it must not use
+  // the pool; a copy is kept to judge those returns.
   template <typename Pred>
   size_t EvictIdleIf(Pred pred) {
     // Threads' lists first: a thread exiting meanwhile would park them in
@@ -316,6 +331,24 @@ class ThreadLocalPool {
       return slot.stale_in.load(std::memory_order_relaxed) >= generation;
     }
 
+    // The same for a key of no slot of the thread when EvictIdleIf ran
+    // (a checkout whose slot came later, for settings read before): from
+    // the predicates kept. Older than those kept counts as retired, which
+    // costs at most a context made again.
+    bool Retired(const Key& key, uint64_t checked_out) {
+      if (checked_out >= generation.load(std::memory_order_acquire)) {
+        return false;  // no EvictIdleIf since
+      }
+      std::lock_guard<std::mutex> lock(slots_mutex);
+      if (retirements_dropped && newest_dropped >= checked_out) return true;
+      for (const Retirement& retirement : retirements) {
+        if (retirement.stale >= checked_out && retirement.pred(key)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     // An idle context of this thread's `slot`, taken out of the books, or
     // null.
     Context* Pop(Slot& slot) {
@@ -390,6 +423,12 @@ class ThreadLocalPool {
       // later ones asked for the key knowing the change (raw mode may name
       // a level other than the configured one), so they pool as usual.
       const uint64_t stale = generation.fetch_add(1, std::memory_order_acq_rel);
+      if (retirements.size() == kRetirementsKept) {
+        retirements_dropped = true;
+        newest_dropped = retirements.front().stale;
+        retirements.pop_front();
+      }
+      retirements.push_back({stale, pred});
       for (Slot* slot : slots) {
         if (!pred(static_cast<const Key&>(slot->key))) continue;
         // Before Revoke, whose write the owner reads before it could pool
@@ -595,6 +634,16 @@ class ThreadLocalPool {
 
     std::mutex slots_mutex;
     std::vector<Slot*> slots;  // guarded; living threads' slots of this pool
+    // The last EvictIdleIf predicates, with the generation each ended
+    // (Retired); guarded.
+    struct Retirement {
+      uint64_t stale;
+      std::function<bool(const Key&)> pred;
+    };
+    static constexpr size_t kRetirementsKept = 8;
+    std::deque<Retirement> retirements;
+    bool retirements_dropped = false;  // guarded
+    uint64_t newest_dropped = 0;       // guarded
   };
 
   // This thread's idle contexts, for every pool of this Policy type.
@@ -680,7 +729,7 @@ class ThreadLocalPool {
     Slot& slot = cache->SlotFor(
         shared_, key, shared_->generation.load(std::memory_order_acquire));
     shared_->Tidy(slot);
-    if (Shared::Stale(slot, generation)) {
+    if (Shared::Stale(slot, generation) || shared_->Retired(key, generation)) {
       shared_->Evict(context);
       return;
     }

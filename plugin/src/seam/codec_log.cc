@@ -69,8 +69,9 @@ absl::Status DecompressLogged(absl::Span<const absl::string_view> input,
                               Format format, const DecompressSettings& settings,
                               ChunkSink* sink) {
   const InflaterKey reader = settings.ReaderFor(format);
-  absl::Status status = Decompress(input, format, settings.cap, sink,
-                                   reader.backend, reader.strictness);
+  absl::Status status =
+      Decompress(input, format, settings.cap, sink, reader.backend,
+                 reader.strictness, settings.pool_generation);
   if (absl::IsResourceExhausted(status)) {
     LogRefusal(format, settings.cap);
   } else if (!status.ok() && !absl::IsDataLoss(status)) {
