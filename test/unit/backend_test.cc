@@ -351,8 +351,8 @@ class BackendRoundTripTest : public testing::TestWithParam<RoundTripParam> {
     ASSERT_TRUE(inflater->Inflate(pieces, data.size(), &sink).ok());
     EXPECT_TRUE(sink.out() == data);
     ASSERT_TRUE(inflater->Reset());
-    // The buffer a message of many small pieces is gathered in goes; the
-    // zlib fallback's state would stay.
+    // Buffers kept from message to message go; the zlib fallback's state
+    // would stay.
     inflater->FreeBuffers();
     EXPECT_EQ(inflater->HeapBytes(), fresh) << "the zlib fallback was used";
   }

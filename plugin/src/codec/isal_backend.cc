@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/backend_maker.h"
-#include "codec/contiguous_input.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
 #include "codec/zlib_fallback.h"
@@ -166,39 +165,6 @@ class IsalInflater final : public Inflater {
 
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
-    // ISA-L takes one call per piece: a message in many small pieces (as an
-    // odd or hostile peer may send it) would cost many times the whole
-    // message, so such a message is made one piece first. Without memory
-    // for it, the pieces are decoded as they are.
-    const size_t total = TotalSize(input);
-    if (input.size() > 1 && total / input.size() < kSmallPieceBytes) {
-      if (const char* whole = Contiguous(input, total, &input_)) {
-        const absl::string_view one(whole, total);
-        return InflatePieces({&one, 1}, max_output_bytes, sink);
-      }
-    }
-    return InflatePieces(input, max_output_bytes, sink);
-  }
-
-  bool Reset() override {
-    fallback_.Reset();
-    return true;
-  }
-
-  size_t HeapBytes() const override {
-    return sizeof(*this) + sizeof(inflate_state) + input_.capacity() +
-           fallback_.HeapBytes();
-  }
-
-  bool FreeBuffers() override { return input_.Free(); }
-
- private:
-  // Below this average, pieces are copied into one (a copy costs less than
-  // the per-call work of ISA-L's decoder on them).
-  static constexpr size_t kSmallPieceBytes = 4096;
-
-  absl::Status InflatePieces(Pieces input, size_t max_output_bytes,
-                             ChunkSink* sink) {
     const size_t header = PlainHeaderBytes(format_, input);
     // ISA-L's own header parser skips checks zlib makes (reserved flags,
     // window size) and loses its place in FNAME/FCOMMENT/FHCRC fields split
@@ -257,6 +223,16 @@ class IsalInflater final : public Inflater {
     return absl::OkStatus();
   }
 
+  bool Reset() override {
+    fallback_.Reset();
+    return true;
+  }
+
+  size_t HeapBytes() const override {
+    return sizeof(*this) + sizeof(inflate_state) + fallback_.HeapBytes();
+  }
+
+ private:
   // Ready for a new message whose header was already read.
   void Rewind() {
     inflate_state& state = *state_;
@@ -270,7 +246,6 @@ class IsalInflater final : public Inflater {
   Format format_;
   Strictness strictness_;
   std::unique_ptr<inflate_state> state_;
-  ReusableBuffer input_;  // a message of many small pieces, made one
   ZlibFallback fallback_;
 };
 
