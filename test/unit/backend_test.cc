@@ -264,6 +264,30 @@ void ExpectSameAsZlib(Format format, absl::Span<const absl::string_view> pieces,
   }
 }
 
+// `body` wrapped in `format`, with the checksum and size of `output`.
+std::string Wrap(Format format, absl::string_view body,
+                 absl::string_view output) {
+  const auto* data = reinterpret_cast<const Bytef*>(output.data());
+  const auto size = static_cast<uInt>(output.size());
+  std::string stream;
+  auto put = [&](uint32_t value, bool big_endian) {
+    for (int i = 0; i < 4; ++i) {
+      stream += static_cast<char>(value >> (8 * (big_endian ? 3 - i : i)));
+    }
+  };
+  if (format == Format::kGzip) {
+    stream.assign("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
+    stream.append(body.data(), body.size());
+    put(static_cast<uint32_t>(crc32(0, data, size)), false);
+    put(size, false);
+  } else {
+    stream.assign("\x78\x9c", 2);
+    stream.append(body.data(), body.size());
+    put(static_cast<uint32_t>(adler32(1, data, size)), true);
+  }
+  return stream;
+}
+
 std::string SetIsize(std::string gzip, uint32_t size) {
   for (int i = 0; i < 4; ++i) {
     gzip[gzip.size() - 4 + i] = static_cast<char>((size >> (8 * i)) & 0xff);
@@ -351,8 +375,8 @@ class BackendRoundTripTest : public testing::TestWithParam<RoundTripParam> {
     ASSERT_TRUE(inflater->Inflate(pieces, data.size(), &sink).ok());
     EXPECT_TRUE(sink.out() == data);
     ASSERT_TRUE(inflater->Reset());
-    // Buffers kept from message to message go; the zlib fallback's state
-    // would stay.
+    // The buffer a message of many small pieces is gathered in goes; the
+    // zlib fallback's state would stay.
     inflater->FreeBuffers();
     EXPECT_EQ(inflater->HeapBytes(), fresh) << "the zlib fallback was used";
   }
@@ -816,6 +840,29 @@ TEST_P(HostileInputTest, RandomDamageMatchesZlib) {
   }
 }
 
+// A message in small pieces, corrupt past a small limit. Where zlib meets
+// the limit against the error depends on how much it is given per call, so
+// a fast decoder that reads the pieces gathered must leave zlib the pieces
+// as they came (decode_diff_fuzzer's seed AQEF4FsQUFBQllBQ: this body,
+// wrapped for what zlib makes of it, in 5-byte pieces under a limit of 8).
+TEST_P(HostileInputTest, CorruptPastASmallLimitInSmallPieces) {
+  const std::string data("\x5b\x10\x50\x50\x50\x96\x50\x50", 8);
+  // zlib's reading of the body, which runs on into the zero trailer: the
+  // body ends 14 bytes before where it stopped.
+  const plain_zlib::Inflated read =
+      plain_zlib::Inflate(Wrap(Format::kGzip, data, ""), Format::kGzip);
+  ASSERT_GE(read.consumed, 14u);
+  const std::string body = data.substr(0, read.consumed - 14);
+  const std::string stream = Wrap(format(), body, read.output);
+  std::vector<absl::string_view> pieces;
+  for (size_t at = 0; at < stream.size(); at += 5) {
+    pieces.push_back(absl::string_view(stream).substr(at, 5));
+  }
+  const Answer zlib = DecompressWith(Backend::kZlib, format(), pieces, 8);
+  ASSERT_EQ(zlib.code, absl::StatusCode::kResourceExhausted) << zlib.message;
+  ExpectSameAsZlib(format(), pieces, 8, "corrupt past the limit");
+}
+
 // ---------------------------------------------------------------------------
 // Bodies zlib refuses that a fast decoder would take: hand-built deflate,
 // wrapped with the checksum and size of what the lenient decoder makes of
@@ -1108,30 +1155,6 @@ std::vector<StrictCase> StrictCases() {
                      "invalid literal/length code", Backend::kLibdeflate});
   }
   return cases;
-}
-
-// `body` wrapped in `format`, with the checksum and size of `output`.
-std::string Wrap(Format format, absl::string_view body,
-                 absl::string_view output) {
-  const auto* data = reinterpret_cast<const Bytef*>(output.data());
-  const auto size = static_cast<uInt>(output.size());
-  std::string stream;
-  auto put = [&](uint32_t value, bool big_endian) {
-    for (int i = 0; i < 4; ++i) {
-      stream += static_cast<char>(value >> (8 * (big_endian ? 3 - i : i)));
-    }
-  };
-  if (format == Format::kGzip) {
-    stream.assign("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
-    stream.append(body.data(), body.size());
-    put(static_cast<uint32_t>(crc32(0, data, size)), false);
-    put(size, false);
-  } else {
-    stream.assign("\x78\x9c", 2);
-    stream.append(body.data(), body.size());
-    put(static_cast<uint32_t>(adler32(1, data, size)), true);
-  }
-  return stream;
 }
 
 // Whether the library behind `backend` takes `body` as raw deflate, making

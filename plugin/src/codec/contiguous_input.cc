@@ -6,6 +6,11 @@
 
 namespace pooled_gzip {
 namespace internal {
+namespace {
+
+constexpr size_t kTinyPieceBytes = 16;
+
+}  // namespace
 
 char* ReusableBuffer::Get(size_t size) {
   size = std::max<size_t>(size, 1);
@@ -29,20 +34,29 @@ bool ReusableBuffer::Free() {
 const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer) {
   // Libraries may not take a null pointer even for no bytes.
   static constexpr char kNothing[1] = {0};
-  const char* only = kNothing;
-  size_t non_empty = 0;
-  for (absl::string_view piece : pieces) {
+  const absl::string_view* only = nullptr;
+  bool several = false;
+  for (const absl::string_view& piece : pieces) {
     if (piece.empty()) continue;
-    only = piece.data();
-    ++non_empty;
+    if (only != nullptr) {
+      several = true;
+      break;
+    }
+    only = &piece;
   }
-  if (non_empty <= 1) return only;
+  if (!several) return only != nullptr ? only->data() : kNothing;
   char* copy = buffer->Get(total);
   if (copy == nullptr) return nullptr;
-  size_t offset = 0;
+  char* out = copy;
   for (absl::string_view piece : pieces) {
-    std::memcpy(copy + offset, piece.data(), piece.size());
-    offset += piece.size();
+    // A message of tiny pieces (an odd peer's 1-byte slices) would spend
+    // more on a memcpy call per piece than on the bytes.
+    if (piece.size() <= kTinyPieceBytes) {
+      for (char byte : piece) *out++ = byte;
+    } else {
+      std::memcpy(out, piece.data(), piece.size());
+      out += piece.size();
+    }
   }
   return copy;
 }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codec/backend_maker.h"
+#include "codec/contiguous_input.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
 #include "codec/zlib_fallback.h"
@@ -165,6 +166,43 @@ class IsalInflater final : public Inflater {
 
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
+    // ISA-L takes one call per piece: a message in many small pieces (as an
+    // odd or hostile peer may send it) would cost many times the whole
+    // message, so ISA-L sees such a message as one piece. Without memory
+    // for it, the pieces are decoded as they are. zlib, when it decides,
+    // always reads the pieces as they came: where a limit falls against an
+    // error depends on how much zlib is given per call.
+    const size_t total = TotalSize(input);
+    if (input.size() > 1 && total / input.size() < kSmallPieceBytes) {
+      if (const char* whole = Contiguous(input, total, &input_)) {
+        const absl::string_view one(whole, total);
+        return InflatePieces({&one, 1}, input, max_output_bytes, sink);
+      }
+    }
+    return InflatePieces(input, input, max_output_bytes, sink);
+  }
+
+  bool Reset() override {
+    fallback_.Reset();
+    return true;
+  }
+
+  size_t HeapBytes() const override {
+    return sizeof(*this) + sizeof(inflate_state) + input_.capacity() +
+           fallback_.HeapBytes();
+  }
+
+  bool FreeBuffers() override { return input_.Free(); }
+
+ private:
+  // Below this average, pieces are copied into one (a copy costs less than
+  // the per-call work of ISA-L's decoder on them).
+  static constexpr size_t kSmallPieceBytes = 4096;
+
+  // Decodes `input` with ISA-L; `as_received` is the same bytes in the
+  // pieces the message came in, for zlib.
+  absl::Status InflatePieces(Pieces input, Pieces as_received,
+                             size_t max_output_bytes, ChunkSink* sink) {
     const size_t header = PlainHeaderBytes(format_, input);
     // ISA-L's own header parser skips checks zlib makes (reserved flags,
     // window size) and loses its place in FNAME/FCOMMENT/FHCRC fields split
@@ -175,7 +213,7 @@ class IsalInflater final : public Inflater {
     // pass of ours over the body can check zlib's rules first.
     if (header == 0 ||
         (strictness_ == Strictness::kZlib && !MeetsZlibRules(input, header))) {
-      return fallback_.Inflate(input, max_output_bytes, sink);
+      return fallback_.Inflate(as_received, max_output_bytes, sink);
     }
     inflate_state& state = *state_;
     Rewind();
@@ -192,7 +230,7 @@ class IsalInflater final : public Inflater {
     auto zlib_decides = [&] {
       const size_t committed = output.committed();
       const absl::Span<char> open_chunk = output.Release();
-      return fallback_.Inflate(input, max_output_bytes, sink, committed,
+      return fallback_.Inflate(as_received, max_output_bytes, sink, committed,
                                open_chunk);
     };
     cursor.Feed();
@@ -223,16 +261,6 @@ class IsalInflater final : public Inflater {
     return absl::OkStatus();
   }
 
-  bool Reset() override {
-    fallback_.Reset();
-    return true;
-  }
-
-  size_t HeapBytes() const override {
-    return sizeof(*this) + sizeof(inflate_state) + fallback_.HeapBytes();
-  }
-
- private:
   // Ready for a new message whose header was already read.
   void Rewind() {
     inflate_state& state = *state_;
@@ -246,6 +274,7 @@ class IsalInflater final : public Inflater {
   Format format_;
   Strictness strictness_;
   std::unique_ptr<inflate_state> state_;
+  ReusableBuffer input_;  // a message of many small pieces, made one
   ZlibFallback fallback_;
 };
 
