@@ -161,6 +161,36 @@ TEST(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
   ASSERT_TRUE(Configure(saved).ok());
 }
 
+// A thread that only receives after a level change frees the writers it
+// pooled before: they are of settings no message asks for any more, and the
+// thread may never send again.
+TEST(PoolingAfterConfigure, AThreadThatOnlyReceivesFreesItsOldWriters) {
+  const Options saved = GetOptions();
+  Options options = saved;
+  options.backend = Backend::kLibdeflate;
+  options.level = 12;
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+  std::thread([&] {
+    const std::string compressed = Compressed(message);
+    ASSERT_EQ(Inflated(compressed), message);
+    const PoolStats warm = GetPoolStats();
+    options.level = 6;
+    ASSERT_TRUE(Configure(options).ok());
+    const PoolStats configured = GetPoolStats();
+    EXPECT_EQ(configured.writers.pooled, warm.writers.pooled);
+
+    ASSERT_EQ(Inflated(compressed), message);
+    const PoolStats after = GetPoolStats();
+    EXPECT_EQ(after.writers.pooled, warm.writers.pooled - 1);
+    EXPECT_EQ(after.writers.evicted, configured.writers.evicted + 1);
+    EXPECT_EQ(after.writers.live, configured.writers.live - 1)
+        << "the level-12 writer still holds its heap";
+    EXPECT_LT(after.writers.pooled_bytes, LibdeflateCompressorBytes(12));
+  }).join();
+  ASSERT_TRUE(Configure(saved).ok());
+}
+
 TEST(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {
   Options options = GetOptions();
   options.decoder = Backend::kLibdeflate;

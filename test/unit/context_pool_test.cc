@@ -755,6 +755,53 @@ TEST(ContextPoolTest, RevokedContextsAreFreedOnTheirThreadsNextUse) {
   EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
 }
 
+// A pool of another Policy type, with its own thread caches.
+struct OtherFakePolicy : FakePolicy {};
+using OtherFakePool = ThreadLocalPool<OtherFakePolicy>;
+
+// A thread that revoked contexts are left with frees them on its next use
+// of any pool: of the same Policy or not, it may never use theirs again.
+template <typename NextPool>
+void ExpectRevokedFreedOnUseOf() {
+  const int live_before = live_fake_contexts.load();
+  FakePool revoking;
+  NextPool next;
+  Counter steps;
+  Gate use_next;
+  Gate exit;
+  std::thread worker([&] {
+    { FakePool::Handle handle = revoking.Acquire(1); }
+    steps.Arrive();
+    use_next.Wait();
+    { typename NextPool::Handle handle = next.Acquire(1); }
+    steps.Arrive();
+    exit.Wait();
+  });
+  steps.WaitFor(1);
+  EXPECT_EQ(revoking.EvictIdleIf([](int) { return true; }), 1u);
+  EXPECT_EQ(revoking.Stats().pooled, 1u);
+
+  use_next.Open();
+  steps.WaitFor(2);
+  const PoolCounters stats = revoking.Stats();
+  EXPECT_EQ(stats.evicted, 1u);
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 0u);
+  EXPECT_EQ(stats.live, 0u);
+  EXPECT_EQ(next.Stats().pooled, 1u);
+  EXPECT_EQ(live_fake_contexts.load(), live_before + 1);
+  exit.Open();
+  worker.join();
+}
+
+TEST(ContextPoolTest, RevokedContextsAreFreedOnUseOfAnotherPool) {
+  ExpectRevokedFreedOnUseOf<FakePool>();
+}
+
+TEST(ContextPoolTest, RevokedContextsAreFreedOnUseOfAnotherPolicysPool) {
+  ExpectRevokedFreedOnUseOf<OtherFakePool>();
+}
+
 // A context of an evicted key checked out before the eviction would claim
 // the cap again on its return.
 TEST(ContextPoolTest, CheckoutOfAnEvictedKeyIsFreedOnReturn) {

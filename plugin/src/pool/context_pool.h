@@ -34,9 +34,9 @@
 // large message's buffers), so that only the budget, not a fixed size,
 // decides what a context may keep. Living threads' contexts of such keys are
 // reached by EvictIdleIf: it takes their claim on the byte cap at once, from
-// any thread, and their thread frees them the next time it uses the pool (or
-// exits), so a thread that stays parked cannot keep the cap from the keys in
-// use.
+// any thread, and their thread frees them the next time it uses any pool (or
+// exits; pool/thread_caches.h), so a thread that stays parked cannot keep
+// the cap from the keys in use.
 //
 // A checkout is a std::unique_ptr whose deleter returns the context, so a
 // context goes back exactly once by construction. Code that saw the context
@@ -73,6 +73,7 @@
 #include <vector>
 
 #include "pool/revocable_claim.h"
+#include "pool/thread_caches.h"
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip {
@@ -204,7 +205,7 @@ class ThreadLocalPool {
                                 : generation);
     Context* context = nullptr;
     if (LocalCache* cache = LocalCache::Get()) {
-      context = shared_->Pop(cache->SlotFor(shared_, key, generation));
+      context = shared_->Pop(cache->SlotFor(shared_, key));
     }
     if (context == nullptr) {
       context = shared_->Adopt(key);
@@ -249,8 +250,8 @@ class ThreadLocalPool {
 
   // As EvictReserveIf, and living threads' idle contexts of those keys give
   // their bytes back to the budget now; their thread frees them (counted
-  // evicted, and pooled until then) the next time it uses this pool, or
-  // when it exits. Contexts of those keys checked out before this call (or
+  // evicted, and pooled until then) the next time it uses any pool, or when
+  // it exits. Contexts of those keys checked out before this call (or
   // for settings read before it: Acquire) are freed, not pooled, when they
   // come back, on any thread. Returns how many idle contexts gave up their
   // bytes. `pred` gets a const Key& under the pool's locks: it must not use
@@ -315,7 +316,6 @@ class ThreadLocalPool {
     // `key`: contexts checked out in it or earlier are of settings no longer
     // in use.
     std::atomic<uint64_t> stale_in{0};
-    uint64_t swept = 0;  // the generation its thread last tidied its slots in
   };
 
   // Outlives the pool object while any thread still holds idle contexts for
@@ -438,6 +438,7 @@ class ThreadLocalPool {
         budget->Release(held.bytes);
         revoked += held.contexts;
       }
+      ThreadCaches::CountRevocation();
       return revoked;
     }
 
@@ -658,19 +659,29 @@ class ThreadLocalPool {
       return &cache;
     }
 
+    LocalCache() : listed_(ThreadCaches::Add(this, &TidyAll)) {}
+
     ~LocalCache() {
       Gone() = true;
+      if (listed_) ThreadCaches::Remove(this);
       for (const std::unique_ptr<Slot>& slot : slots_) {
         slot->shared->Retire(*slot, /*park=*/true);
       }
     }
 
+    LocalCache(const LocalCache&) = delete;
+    LocalCache& operator=(const LocalCache&) = delete;
+
     // This thread's slot for `key` in the pool of `shared`. Once per
-    // EvictIdleIf, frees the contexts it left in this thread's slots of that
-    // pool, whatever their key: the thread may never ask for those keys
-    // again.
-    Slot& SlotFor(const std::shared_ptr<Shared>& shared, const Key& key,
-                  uint64_t generation) {
+    // revocation anywhere in the process, first frees what was revoked in
+    // every cache of this thread, of any pool and key: the thread may never
+    // ask for those keys, nor use that pool, again.
+    Slot& SlotFor(const std::shared_ptr<Shared>& shared, const Key& key) {
+      if (listed_) {
+        ThreadCaches::TidyIfRevoked();
+      } else if (ThreadCaches::Revoked(&seen_)) {
+        TidyAll(this);
+      }
       Slot* found = nullptr;
       for (const std::unique_ptr<Slot>& slot : slots_) {
         if (slot->shared.get() == shared.get() && slot->key == key) {
@@ -682,13 +693,6 @@ class ThreadLocalPool {
         slots_.push_back(std::make_unique<Slot>(shared, key));
         found = slots_.back().get();
         shared->Register(found);
-      }
-      if (found->swept != generation) {
-        for (const std::unique_ptr<Slot>& slot : slots_) {
-          if (slot->shared.get() != shared.get()) continue;
-          shared->Tidy(*slot);
-          slot->swept = generation;
-        }
       }
       return *found;
     }
@@ -705,6 +709,13 @@ class ThreadLocalPool {
     }
 
    private:
+    static void TidyAll(void* cache) {
+      for (const std::unique_ptr<Slot>& slot :
+           static_cast<LocalCache*>(cache)->slots_) {
+        slot->shared->Tidy(*slot);
+      }
+    }
+
     // Trivially destructible, so it can still be read after the cache died.
     static bool& Gone() {
       static thread_local bool gone = false;
@@ -713,6 +724,8 @@ class ThreadLocalPool {
 
     // Each at a fixed address, which its pool keeps while it exists.
     std::vector<std::unique_ptr<Slot>> slots_;
+    const bool listed_;  // with ThreadCaches, which tidies it
+    uint64_t seen_ = 0;  // unlisted: the revocations it last tidied after
   };
 
   void Release(const Key& key, uint64_t generation, Context* context) {
@@ -726,8 +739,7 @@ class ThreadLocalPool {
       shared_->Destroy(context);
       return;
     }
-    Slot& slot = cache->SlotFor(
-        shared_, key, shared_->generation.load(std::memory_order_acquire));
+    Slot& slot = cache->SlotFor(shared_, key);
     shared_->Tidy(slot);
     if (Shared::Stale(slot, generation) || shared_->Retired(key, generation)) {
       shared_->Evict(context);
