@@ -25,16 +25,20 @@
 #      one run per link: none / stock gzip / pooled default / pooled
 #      ISA-L-1 / pooled default with skip_incompressible, records, text and
 #      random bytes, 1 KiB to 1 MiB;
+#   7. large messages: the codec's default setups at 1, 2, 4 and 16 MiB in
+#      core's slices, and the echo at those sizes for stock, the default
+#      and ISA-L-1: CPU per byte against 1 MiB, page faults per message;
 # and writes results/benchmarks.md and results/benchmarks.png (1-4),
-# results/decoding.md (5), results/links.md and results/links.png (6), raw
-# JSON in results/raw/. About 8 minutes on a 2-core machine for 1-4, 6 for
-# 5 and 13 for 6, plus the build if there is none.
+# results/decoding.md (5), results/links.md and results/links.png (6),
+# results/large_messages.md (7), raw JSON in results/raw/. About 8 minutes
+# on a 2-core machine for 1-4, 6 for 5, 13 for 6 and 6 for 7, plus the
+# build if there is none.
 #
-#   scripts/run_benchmarks.sh [--quick] [--decoding] [--links]
+#   scripts/run_benchmarks.sh [--quick] [--decoding] [--links] [--large]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
 # pipeline in a few minutes (figures are then too noisy to quote).
-# --decoding: step 5 only. --links: step 6 only.
+# --decoding: step 5 only. --links: step 6 only. --large: step 7 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc);
 # E2E_BENCH, an e2e_bench already built, skips the build for --links.
@@ -65,6 +69,9 @@ link_load_warmup_ms=500
 quick=()
 links_only=false
 decoding_only=false
+large_only=false
+large_reps=3
+large_min_time=0.5
 decoder_reps=9
 decoder_min_time=0.1
 for arg in "$@"; do
@@ -72,8 +79,9 @@ for arg in "$@"; do
     --quick) quick=(--quick) ;;
     --links) links_only=true ;;
     --decoding) decoding_only=true ;;
+    --large) large_only=true ;;
     *)
-      echo "usage: $0 [--quick] [--decoding] [--links]" >&2
+      echo "usage: $0 [--quick] [--decoding] [--links] [--large]" >&2
       exit 2
       ;;
   esac
@@ -93,6 +101,8 @@ if [[ ${#quick[@]} -gt 0 ]]; then
   link_load_warmup_ms=100
   decoder_reps=1
   decoder_min_time=0.005
+  large_reps=1
+  large_min_time=0.01
 fi
 
 start=$(date +%s)
@@ -181,7 +191,42 @@ run_decoding() {
   log "done: $results/decoding.md"
 }
 
+# Step 7: large messages, the codec's cells in one process (random order)
+# and the echo in fresh process pairs, then results/large_messages.md.
+run_large() {
+  local load_start
+  load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
+  local repeated
+  repeated=$([[ $large_reps -gt 1 ]] && echo true || echo false)
+  log "codec_bench, large messages"
+  "$build/bench/codec_bench" --payloads=proto \
+    --benchmark_filter='^(de)?compress/proto/(1048576|2097152|4194304|16777216)/[^/]+/sliced$' \
+    --benchmark_min_time="$large_min_time" \
+    --benchmark_repetitions="$large_reps" \
+    --benchmark_enable_random_interleaving="$repeated" \
+    --benchmark_report_aggregates_only="$repeated" \
+    --benchmark_out="$raw/codec_bench_large.json" --benchmark_out_format=json \
+    >"$raw/codec_bench_large.log" 2>&1
+  log "e2e_bench, large messages"
+  "$build/bench/e2e_bench" --kinds=proto \
+    --sizes=1048576,2097152,4194304,16777216 --setups=stock,default,isal-1 \
+    --reps="$large_reps" --budget_ms=1000 --warmup_ms=200 --load_threads=0 \
+    --label="large messages" --out="$raw/e2e_bench_large.json" \
+    >"$raw/e2e_bench_large.log" 2>&1
+  python3 "$repo/bench/large_report.py" \
+    --codec "$raw/codec_bench_large.json" --e2e "$raw/e2e_bench_large.json" \
+    --md "$results/large_messages.md" --cpus "$(nproc)" \
+    --date "$(date -u '+%Y-%m-%d %H:%M')" --load-at-start "$load_start" \
+    --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)"
+  log "done: $results/large_messages.md"
+}
+
 mkdir -p "$raw"
+if $large_only; then
+  build_benchmarks codec_bench e2e_bench
+  run_large
+  exit 0
+fi
 if $decoding_only; then
   build_benchmarks decoder_bench
   run_decoding
@@ -289,6 +334,8 @@ python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
 log "done: $results/benchmarks.md, $results/benchmarks.png"
 
 run_decoding
+
+run_large
 
 links_start=$(date +%s)
 run_links "$build/bench/e2e_bench"
