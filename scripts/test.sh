@@ -4,8 +4,9 @@
 # interop, reliability, metrics, bench smoke, style), then the gRPC 1.83
 # stage (the unit, e2e, reliability and package tests built and run against
 # gRPC 1.83 in a Debian sid chroot, scripts/grpc183_stage.sh), then the
-# library-only install stage (the README's library-only block run in a
-# minimal Debian 12 root, and a consumer built against what it installed:
+# install stage (the CTest test labelled install: the README's
+# library-only block and docs/packaging.md's static one, each run in a
+# minimal Debian 12 root, and consumers built against what they installed:
 # scripts/library_install_check.sh), then the arm64 stage (the core codec,
 # activation and package tests cross-built for arm64 Debian 12 and run under
 # qemu-user, scripts/arm64_stage.sh), then the reliability stages: the unit,
@@ -38,8 +39,10 @@ source "$root/scripts/configure_preset.sh"
 
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
 # A run that finds no tests (a broken discovery, a filter gone wrong) fails.
+# The install blocks run as a stage of their own, below.
 (cd "$build_dir" &&
-  ctest -j "${JOBS:-2}" --output-on-failure --timeout 600 --no-tests=error)
+  ctest -j "${JOBS:-2}" --output-on-failure --timeout 600 --no-tests=error \
+    -LE '^install$')
 
 skipped=()
 if [[ "${SKIP_GRPC_183:-0}" == 1 ]]; then
@@ -52,7 +55,8 @@ if [[ "${SKIP_LIBRARY_INSTALL:-0}" == 1 ]]; then
   echo "SKIPPED (SKIP_LIBRARY_INSTALL=1): the library-only install stage"
   skipped+=("the library-only install stage")
 else
-  "$root/scripts/library_install_check.sh"
+  (cd "$build_dir" &&
+    ctest --output-on-failure --no-tests=error -L '^install$')
 fi
 if [[ "${SKIP_ARM64:-0}" == 1 ]]; then
   echo "SKIPPED (SKIP_ARM64=1): the arm64 stage"

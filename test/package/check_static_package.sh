@@ -99,6 +99,23 @@ if ! grep -q -- '--wrap=' "$last_server_log"; then
 fi
 echo "== a gRPC archive built with -flto (a stand-in), which --wrap misses"
 timeout 120 "$bin/static_lto_grpc"
+echo "== two gRPC cores: the archives, and the shared libgrpc that a"
+echo "   forgotten target (the shared reflection add-on) loads"
+needed=$(readelf -d "$bin/static_two_grpcs" |
+  sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
+case "$needed" in
+  *libgrpc++_reflection*) ;;
+  *) echo "static_two_grpcs does not load the shared add-on: $needed"; exit 1 ;;
+esac
+two_log=$scratch/two_grpcs.log
+if ! timeout 60 "$bin/static_two_grpcs" > "$two_log" 2>&1; then
+  cat "$two_log"
+  echo "static_two_grpcs reported the core codec active, or failed"; exit 1
+fi
+cat "$two_log"
+if ! grep -q "two gRPC cores in one process: gRPC is linked statically into the program, and .*libgrpc[^ ]*\.so" "$two_log"; then
+  echo "the log does not name both gRPCs"; exit 1
+fi
 echo "static flavour usable: core codec routed at link time in both link" \
   "orders and past LTO; the fallback without the options works and names" \
-  "them"
+  "them; two gRPC cores are refused, both named"

@@ -18,6 +18,7 @@
 #include "seam/contract_probe.h"
 #include "seam/grpc_log.h"
 #include "seam/link_time_routing.h"
+#include "seam/other_grpc.h"
 #include "seam/real_zlib.h"
 #include "seam/slot_rewrite.h"
 #include "seam/zlib_seam.h"
@@ -174,11 +175,35 @@ std::optional<std::string> CodecFunctionsRefused(bool linked_in) {
   return std::nullopt;
 }
 
+// A static gRPC and a shared libgrpc in one process, both named.
+std::string TwoGrpcs(const void* linked_in, const std::string& other) {
+  std::string where = "the program";
+  Dl_info info;
+  if (!InMainProgram(linked_in) && dladdr(linked_in, &info) != 0 &&
+      info.dli_fname != nullptr) {
+    where = info.dli_fname;
+  }
+  return absl::StrCat(
+      "two gRPC cores in one process: gRPC is linked statically into ", where,
+      ", and ", other,
+      " is loaded too (a library linked against the shared gRPC brings it "
+      "in: in CMake, a gRPC::* target left on its shared library, such as "
+      "gRPC::grpc++_reflection; pooled_gzip_use_grpc_archives() points "
+      "them all at their archives). Link one gRPC: with two, gRPC itself "
+      "may hang (in ServerBuilder::BuildAndStart), and no codec is served");
+}
+
 Plan MakePlan() {
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
     return NotServed("turned off by POOLED_GZIP_CORE_CODEC=0",
                      /*opted_out=*/true);
+  }
+  if (LinkTimeRoutingInForce() || GrpcLinkedIn()) {
+    const void* linked_in = reinterpret_cast<const void*>(&grpc_init);
+    if (std::optional<std::string> other = OtherGrpcBeside(linked_in)) {
+      return NotServed(TwoGrpcs(linked_in, *other));
+    }
   }
   if (LinkTimeRoutingInForce() && ZlibRoutedAtLinkTime()) {
     Plan plan;

@@ -18,6 +18,10 @@ namespace internal {
 void LogLine(const char* file, int line, LogSeverity severity,
              std::string_view message) {
 #if POOLED_GZIP_LOG_THROUGH_GPR
+  // gpr_log prints nothing until the verbosity is read, which grpc_init
+  // does: a set-up call made before it (or in a process whose grpc_init
+  // would hang, with two gRPC cores) would log into the void.
+  gpr_log_verbosity_init();
   gpr_log(file, line,
           severity == LogSeverity::kInfo ? GPR_LOG_SEVERITY_INFO
                                          : GPR_LOG_SEVERITY_ERROR,

@@ -15,6 +15,11 @@
 #define POOLED_GZIP_PREFIXED(prefix, name) POOLED_GZIP_PASTE(prefix, name)
 #define POOLED_GZIP_WRAP(name) POOLED_GZIP_PREFIXED(__wrap_, name)
 #define POOLED_GZIP_REAL(name) POOLED_GZIP_PREFIXED(__real_, name)
+// Visible, so that a program that also loads a shared libgrpc (two gRPC
+// cores, which activation refuses and names) still links: GNU ld wraps
+// that library's references too, and a hidden definition may not serve
+// them. The shared flavour's version script keeps them local there.
+#define POOLED_GZIP_WRAPPER __attribute__((visibility("default")))
 
 extern "C" {
 int POOLED_GZIP_REAL(POOLED_GZIP_COMPRESS_SYMBOL)(grpc_compression_algorithm,
@@ -28,13 +33,13 @@ int POOLED_GZIP_REAL(POOLED_GZIP_DECOMPRESS_SYMBOL)(grpc_compression_algorithm,
 
 // Where the filters' calls land: pooled once activation admitted gRPC,
 // gRPC's own before (seam/activation.h).
-int POOLED_GZIP_WRAP(POOLED_GZIP_COMPRESS_SYMBOL)(
+POOLED_GZIP_WRAPPER int POOLED_GZIP_WRAP(POOLED_GZIP_COMPRESS_SYMBOL)(
     grpc_compression_algorithm algorithm, grpc_slice_buffer* input,
     grpc_slice_buffer* output) {
   return pooled_gzip::internal::RoutedCompress(algorithm, input, output);
 }
 
-int POOLED_GZIP_WRAP(POOLED_GZIP_DECOMPRESS_SYMBOL)(
+POOLED_GZIP_WRAPPER int POOLED_GZIP_WRAP(POOLED_GZIP_DECOMPRESS_SYMBOL)(
     grpc_compression_algorithm algorithm, grpc_slice_buffer* input,
     grpc_slice_buffer* output) {
   return pooled_gzip::internal::RoutedDecompress(algorithm, input, output);
@@ -44,28 +49,31 @@ int POOLED_GZIP_WRAP(POOLED_GZIP_DECOMPRESS_SYMBOL)(
 // own message codec among them, which --wrap reaches even where it missed
 // the two functions above (LTO archives, below); the seam hands every other
 // stream to real zlib (seam/zlib_seam.h).
-int __wrap_deflateInit2_(z_streamp stream, int level, int method,
-                         int window_bits, int mem_level, int strategy,
-                         const char* version, int stream_size) {
+POOLED_GZIP_WRAPPER int __wrap_deflateInit2_(z_streamp stream, int level,
+                                             int method, int window_bits,
+                                             int mem_level, int strategy,
+                                             const char* version,
+                                             int stream_size) {
   return pooled_gzip::internal::SeamDeflateInit2(
       stream, level, method, window_bits, mem_level, strategy, version,
       stream_size);
 }
-int __wrap_deflate(z_streamp stream, int flush) {
+POOLED_GZIP_WRAPPER int __wrap_deflate(z_streamp stream, int flush) {
   return pooled_gzip::internal::SeamDeflate(stream, flush);
 }
-int __wrap_deflateEnd(z_streamp stream) {
+POOLED_GZIP_WRAPPER int __wrap_deflateEnd(z_streamp stream) {
   return pooled_gzip::internal::SeamDeflateEnd(stream);
 }
-int __wrap_inflateInit2_(z_streamp stream, int window_bits, const char* version,
-                         int stream_size) {
+POOLED_GZIP_WRAPPER int __wrap_inflateInit2_(z_streamp stream, int window_bits,
+                                             const char* version,
+                                             int stream_size) {
   return pooled_gzip::internal::SeamInflateInit2(stream, window_bits, version,
                                                  stream_size);
 }
-int __wrap_inflate(z_streamp stream, int flush) {
+POOLED_GZIP_WRAPPER int __wrap_inflate(z_streamp stream, int flush) {
   return pooled_gzip::internal::SeamInflate(stream, flush);
 }
-int __wrap_inflateEnd(z_streamp stream) {
+POOLED_GZIP_WRAPPER int __wrap_inflateEnd(z_streamp stream) {
   return pooled_gzip::internal::SeamInflateEnd(stream);
 }
 }  // extern "C"
