@@ -623,6 +623,14 @@ std::vector<Impl> LargeImpls(Op op) {
   return sliced;
 }
 
+void Register(Op op, payloads::Kind kind, size_t size, const Impl& impl) {
+  const std::string name = std::string(OpName(op)) + "/" +
+                           payloads::KindName(kind) + "/" +
+                           std::to_string(size) + "/" + ImplName(op, impl);
+  benchmark::RegisterBenchmark(name.c_str(), BM_Codec, op, kind, size, impl)
+      ->Unit(benchmark::kMicrosecond);
+}
+
 void RegisterAll(const std::vector<payloads::Kind>& kinds) {
   for (Op op : {Op::kCompress, Op::kDecompress}) {
     for (payloads::Kind kind : kinds) {
@@ -630,24 +638,12 @@ void RegisterAll(const std::vector<payloads::Kind>& kinds) {
         for (const Impl& impl : op == Op::kCompress
                                     ? CompressImpls(kind, size)
                                     : DecompressImpls(kind, size)) {
-          const std::string name =
-              std::string(OpName(op)) + "/" + payloads::KindName(kind) + "/" +
-              std::to_string(size) + "/" + ImplName(op, impl);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Codec, op, kind, size,
-                                       impl)
-              ->Unit(benchmark::kMicrosecond);
+          Register(op, kind, size, impl);
         }
       }
       if (kind != payloads::Kind::kRecords) continue;
       for (size_t size : kLargeSizes) {
-        for (const Impl& impl : LargeImpls(op)) {
-          const std::string name =
-              std::string(OpName(op)) + "/" + payloads::KindName(kind) + "/" +
-              std::to_string(size) + "/" + ImplName(op, impl);
-          benchmark::RegisterBenchmark(name.c_str(), BM_Codec, op, kind, size,
-                                       impl)
-              ->Unit(benchmark::kMicrosecond);
-        }
+        for (const Impl& impl : LargeImpls(op)) Register(op, kind, size, impl);
       }
     }
   }

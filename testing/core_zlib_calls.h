@@ -14,17 +14,12 @@
 #include <vector>
 
 #include "codec/format.h"
+#include "seam/real_zlib.h"
 
 namespace pooled_gzip::test_support {
 
-struct ZlibEntryPoints {
-  int (*deflate_init)(z_streamp, int, int, int, int, int, const char*, int);
-  int (*deflate)(z_streamp, int);
-  int (*deflate_end)(z_streamp);
-  int (*inflate_init)(z_streamp, int, const char*, int);
-  int (*inflate)(z_streamp, int);
-  int (*inflate_end)(z_streamp);
-};
+// zlib's six entry points, as the seam names them.
+using ZlibEntryPoints = internal::ZlibFunctions;
 
 // This program's zlib.
 ZlibEntryPoints RealZlib();
