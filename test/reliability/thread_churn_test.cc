@@ -128,9 +128,14 @@ TEST(ThreadChurn, TenThousandThreadsLeaveNothingBehind) {
 
   EXPECT_EQ(errors.load(), 0);
   EXPECT_LE(max_pooled_bytes_seen.load(), limits.max_pooled_bytes);
-  // The caps were hit, and contexts were checked out (at least four per
-  // thread), reused and discarded.
-  EXPECT_GT(end.rejected_by_caps, start.rejected_by_caps);
+  // The caps were hit: a full byte cap turns a returned context away, or
+  // frees parked contexts of other kinds to make room for it (evicted; no
+  // Configure runs in between), whichever the threads' timing gives. And
+  // contexts were checked out (at least four per thread), reused and
+  // discarded.
+  EXPECT_GT((end.rejected_by_caps - start.rejected_by_caps) +
+                (end.evicted - start.evicted),
+            0u);
   EXPECT_GE((end.created + end.reused) - (start.created + start.reused),
             uint64_t{4 * kThreads});
   EXPECT_GT(end.reused, start.reused);
