@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Writes results/benchmarks.md and results/benchmarks.png from the JSON that
-codec_bench and e2e_bench produced, with the performance targets checked
-next to the measured values, and picks the default backend and level by the
-rule docs/backends.md states in "Choosing one" (the fastest within 5% of
-zlib-6's bytes).
+codec_bench and e2e_bench produced, leading with the ratios a user compares
+(stock gzip, the pooled default, ISA-L-1 and no compression, per size), and
+picks the default backend and level by the rule docs/backends.md states in
+"Choosing one" (the fastest within 5% of zlib-6's bytes).
 
 Standard library only; the chart is drawn by gnuplot (Debian: gnuplot-nox).
 
   report.py --codec a.json [b.json ...] --e2e e2e.json [--e2e-tuned t.json]
-            --md out.md [--png out.png] [--runtime-seconds N]
+            --conditions step.json --md out.md [--png out.png]
   report.py --codec a.json [b.json ...] --recommend
       prints the setup name of the recommended default (e.g. libdeflate-6)
 """
@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 
+import conditions
+
 # The default's rule: wire bytes within 5% of stock zlib-6 on realistic
 # payloads, and the fastest deflate that keeps that.
 REALISTIC = ("proto", "json", "source")
@@ -31,17 +33,9 @@ CHOICE_SIZES = (1024, 64 * 1024, 1 << 20)
 BYTES_TOLERANCE = 1.05
 REFERENCE = "zlib-6"  # byte-identical to stock gRPC's deflate
 
-# The performance targets, all on the protobuf-records payload.
-TARGET_KIND = "proto"
-LARGE_SIZES = (64 * 1024, 1 << 20)
-# By message size: the bar each set for end-to-end speed over stock.
-DEFAULT_SPEEDUP = {64 * 1024: 2.2, 1 << 20: 2.3}
+# The summary compares these setups on the protobuf-records payload.
+GLANCE_KIND = "proto"
 FASTEST = "isal-1"
-FASTEST_SPEEDUP = {64 * 1024: 10.0, 1 << 20: 11.0}
-FASTEST_THROUGHPUT = 8.0
-DEFAULT_THROUGHPUT = 2.0
-SMALL_SIZE = 1024
-NONE_RATIO = 1.4
 
 BACKEND_ORDER = {"stock": 0, "zlib": 1, "libdeflate": 2, "isal": 3}
 
@@ -297,100 +291,66 @@ def cell_at(e2e, kind, size):
         e2e["cells"].get(("unary", 1, kind, size))
 
 
-def throughput_ratio(e2e, cell_key, name=FASTEST):
+def throughput_ratio(e2e, cell_key, name):
     cell = e2e["cells"][cell_key]
     return paired(cell, name, "stock", "rep_msgs_per_s") or \
         ratio(field(cell, name, "msgs_per_s"),
               field(cell, "stock", "msgs_per_s"))
 
 
-def target_rows(e2e, recommended, tuned=None):
-    out = []
+def glance_section(e2e):
+    """The ratios that matter, per size: each setup's round trip against no
+    compression's, how much faster the pooled ones are than stock, in time
+    and in CPU, and what they put on the wire against stock."""
     default = e2e.get("default_setup")
-    candidates = [default] if default in e2e["setups"] else []
-    if recommended and recommended != default and \
-            recommended in e2e["setups"]:
-        candidates.append(recommended)
-    for name in candidates:
-        role = ("the library's default" if name == default else
-                "the recommended default")
-        for size in LARGE_SIZES:
-            cell = cell_at(e2e, TARGET_KIND, size)
-            if not cell or name not in cell or "stock" not in cell:
-                continue
-            speed = paired(cell, "stock", name)
-            cpu = ratio(field(cell, "stock", "cpu_us_per_msg"),
-                        field(cell, name, "cpu_us_per_msg"))
-            wire = ratio(field(cell, name, "wire_bytes"),
-                         field(cell, "stock", "wire_bytes"))
-            ok = speed is not None and speed >= DEFAULT_SPEEDUP[size] and \
-                wire is not None and wire <= BYTES_TOLERANCE
-            out.append((
-                "%s (%s) at least %gx faster than stock end to end, at most "
-                "%d%% more wire bytes" % (role, name, DEFAULT_SPEEDUP[size],
-                                          round((BYTES_TOLERANCE - 1) * 100)),
-                "%s %s" % (TARGET_KIND, size_label(size)),
-                "%s faster (paired p50; CPU per round trip %s), wire bytes "
-                "%s of stock" % (fmt_x(speed), fmt_x(cpu), fmt_x(wire, 3)),
-                met(ok)))
-    if FASTEST in e2e["setups"]:
-        for size in LARGE_SIZES:
-            cell = cell_at(e2e, TARGET_KIND, size)
-            if not cell or FASTEST not in cell:
-                continue
-            speed = paired(cell, "stock", FASTEST)
-            cpu = ratio(field(cell, "stock", "cpu_us_per_msg"),
-                        field(cell, FASTEST, "cpu_us_per_msg"))
-            wire = ratio(field(cell, FASTEST, "wire_bytes"),
-                         field(cell, "stock", "wire_bytes"))
-            out.append((
-                "%s at least %gx faster than stock end to end" %
-                (FASTEST, FASTEST_SPEEDUP[size]),
-                "%s %s" % (TARGET_KIND, size_label(size)),
-                "%s faster (paired p50; CPU per round trip %s), wire bytes "
-                "%s of stock" % (fmt_x(speed), fmt_x(cpu), fmt_x(wire, 3)),
-                met(speed is not None and speed >= FASTEST_SPEEDUP[size])))
-    for name, bar in ((FASTEST, FASTEST_THROUGHPUT),
-                      (default, DEFAULT_THROUGHPUT)):
-        for cell_key in load_cells(e2e):
-            cell = e2e["cells"][cell_key]
-            if cell_key[2] != TARGET_KIND or name not in cell:
-                continue
-            thr = throughput_ratio(e2e, cell_key, name)
-            cap = ratio(field(cell, "stock", "server_cpu_us_per_msg"),
-                        field(cell, name, "server_cpu_us_per_msg"))
-            also = ""
-            if tuned and cell_key in tuned["cells"] and \
-                    name in tuned["cells"][cell_key]:
-                also = ("; with glibc's trim threshold raised %s the round "
-                        "trips per second, server CPU %s lower" %
-                        (fmt_x(throughput_ratio(tuned, cell_key, name)),
-                         fmt_x(ratio(field(tuned["cells"][cell_key], "stock",
-                                           "server_cpu_us_per_msg"),
-                                     field(tuned["cells"][cell_key], name,
-                                           "server_cpu_us_per_msg")))))
-            out.append((
-                "%s at least %gx stock's server throughput" %
-                (setup_label(e2e, name), bar),
-                "%s %s, %d concurrent streams" %
-                (TARGET_KIND, size_label(cell_key[3]), cell_key[1]),
-                "%s the round trips per second; server CPU per round trip "
-                "%s lower%s" % (fmt_x(thr), fmt_x(cap), also),
-                met(thr is not None and thr >= bar)))
-    cell = cell_at(e2e, TARGET_KIND, SMALL_SIZE)
-    if cell and "none" in cell:
-        best = None
-        for name in pooled_setups(e2e):
-            r = paired(cell, name, "none")
-            if r is not None and (best is None or r < best[0]):
-                best = (r, name)
-        if best:
-            out.append((
-                "the fastest backend within %gx of no compression" %
-                NONE_RATIO,
-                "%s %s" % (TARGET_KIND, size_label(SMALL_SIZE)),
-                "%s (%s, paired p50 over none)" % (fmt_x(best[0]), best[1]),
-                met(best[0] <= NONE_RATIO)))
+    pooled = [s for s in (default, FASTEST) if s in e2e["setups"]]
+    times, costs = [], []
+    for key in latency_cells(e2e):
+        if key[2] != GLANCE_KIND:
+            continue
+        c = e2e["cells"][key]
+        size = size_label(key[3])
+        times.append([size, fmt_us(field(c, "none", "p50_us"))] +
+                     [fmt_x(paired(c, s, "none"))
+                      for s in ["stock"] + pooled])
+        row = [size]
+        for s in pooled:
+            row += [fmt_x(paired(c, "stock", s)),
+                    fmt_x(ratio(field(c, "stock", "cpu_us_per_msg"),
+                                field(c, s, "cpu_us_per_msg"))),
+                    fmt_x(ratio(field(c, s, "wire_bytes"),
+                                field(c, "stock", "wire_bytes")), 3)]
+        costs.append(row)
+    labels = [setup_label(e2e, s) for s in pooled]
+    out = ["## At a glance\n",
+           "Protobuf records echoed on loopback, one message at a time. "
+           "Ratios are paired: the median over repetitions of the ratio of "
+           "two setups' p50 in that repetition (they ran back to back, so "
+           "load that comes and goes cancels). CPU is client plus server "
+           "process CPU per round trip.\n",
+           "Round trip against no compression (1.00x: as fast as sending "
+           "the bytes as they are; loopback is the link where compression "
+           "helps least, [links.md](links.md) has slower ones):\n",
+           table(["size", "none", "stock gzip"] + labels, times), "",
+           "Pooled against stock gzip (above 1.00x: faster, or less CPU; "
+           "wire bytes below 1.000x: smaller):\n",
+           table(["size"] + ["%s %s" % (l, what) for l in labels
+                             for what in ("faster", "less CPU",
+                                          "wire bytes")], costs), ""]
+    for key in load_cells(e2e):
+        if key[2] != GLANCE_KIND:
+            continue
+        c = e2e["cells"][key]
+        out.append(
+            "Server throughput, %d concurrent streams of %s records: %s." %
+            (key[1], size_label(key[3]), "; ".join(
+                "%s %s stock's round trips per second, %s less server CPU "
+                "per round trip" % (
+                    setup_label(e2e, s), fmt_x(throughput_ratio(e2e, key, s)),
+                    fmt_x(ratio(field(c, "stock", "server_cpu_us_per_msg"),
+                                field(c, s, "server_cpu_us_per_msg"))))
+                for s in pooled)))
+        out.append("")
     return out
 
 
@@ -465,7 +425,7 @@ def e2e_heap_table(e2e):
     setups = e2e["setups"]
     rows = []
     for c in latency_cells(e2e):
-        if c[2] != TARGET_KIND:
+        if c[2] != GLANCE_KIND:
             continue
         m = e2e["cells"][c]
         for s in setups:
@@ -610,7 +570,7 @@ def codec_tables(codec):
                                                    b["output_bytes"]))
                     else:
                         row.append("%s%s" % (fmt_us(b["time_us"]), cv))
-                b = codec.get((op, TARGET_KIND, size, impl)) or \
+                b = codec.get((op, GLANCE_KIND, size, impl)) or \
                     codec.get((op, here[0], size, impl))
                 row += [fmt(b.get("allocs_per_op"), 1),
                         fmt_kib(b.get("heap_bytes_per_op")),
@@ -622,7 +582,7 @@ def codec_tables(codec):
             out.append("### %s, %s\n" % (op, size_label(size)))
             out.append(table(
                 ["impl"] + here +
-                ["allocs/op (%s)" % TARGET_KIND, "heap/op",
+                ["allocs/op (%s)" % GLANCE_KIND, "heap/op",
                  "zlib state/op", "faults/op", "heap per pooled context"],
                 rows))
             out.append("")
@@ -775,7 +735,7 @@ def insitu_rows(e2e, codec, tailed):
     decoder = e2e.get("gzip_decoder") or "libdeflate"
     rows = []
     for c in latency_cells(e2e):
-        if c[2] != TARGET_KIND or c[3] < 1024:
+        if c[2] != GLANCE_KIND or c[3] < 1024:
             continue
         cell = e2e["cells"][c]
         for setup in e2e["setups"]:
@@ -824,7 +784,7 @@ def insitu_section(e2e, codec, tailed):
         "last-level cache holds. "
         "*off by* is the in-situ figure (the larger of server and client) "
         "against the nearer of the two; the target is 1.25x.\n" %
-        (TARGET_KIND, e2e.get("gzip_decoder") or "libdeflate"))
+        (GLANCE_KIND, e2e.get("gzip_decoder") or "libdeflate"))
     out.append(table(["setup", "size", "op", "bench impl", "server",
                       "client", "bench warm", "bench cold", "off by",
                       "within 1.25x"], rows))
@@ -944,18 +904,22 @@ def decoder_section(codec, tailed):
 def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
                    recommended, choices, cost):
     info = machine()
+    cond = conditions.load(args.conditions)
     out = ["# pooled-gzip benchmarks\n"]
-    out.append("Generated by `scripts/run_benchmarks.sh%s` on %s%s." %
+    out.append(
+        "What gzip message compression costs a gRPC C++ service: stock gRPC "
+        "gzip, pooled-gzip's default, pooled-gzip with ISA-L at "
+        "level 1, and no compression, on the same machine, each client and "
+        "server in processes of their own; then why the default is the "
+        "default, and the codec alone.\n")
+    out.append("Generated by `scripts/run_benchmarks.sh%s` on %s in %d s." %
                (" --quick" if args.quick else "", info["date"],
-                " in %d s" % args.runtime_seconds
-                if args.runtime_seconds else ""))
+                cond["wall_s"]))
+    out.append(conditions.describe(cond))
     out.append("")
     out.append(table(["machine", ""], [
         ["nproc", info["nproc"]], ["CPU", info["cpu"]],
         ["kernel", info["kernel"]],
-        ["load average at start (1, 5, 15 min)",
-         args.load_at_start or "n/a"],
-        ["load average at end", args.load_at_end or "n/a"],
         ["gRPC core", context.get("grpc_version", "n/a")],
         ["zlib", context.get("zlib_version", "n/a")],
         ["libdeflate, ISA-L", args.backend_versions or "n/a"],
@@ -971,6 +935,9 @@ def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
          if e2e.get("fresh_pairs") else "one server and client per setup"],
         ["malloc", e2e.get("heap", "n/a")]]))
     out.append("")
+    out += glance_section(e2e)
+    if png_name:
+        out.append("![benchmarks](%s)\n" % png_name)
     out.append(
         "**How the end-to-end runs are arranged.** `e2e_bench` only "
         "orchestrates: for a setup it starts one echo server process "
@@ -1001,25 +968,13 @@ def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
          if e2e.get("fresh_pairs") else
          "Each setup keeps its pair of processes for the whole run."))
     out.append("")
-    if png_name:
-        out.append("![benchmarks](%s)\n" % png_name)
-
-    out.append("## Targets\n")
-    out.append("Paired ratios: the median over repetitions of the ratio of "
-               "two setups' p50 in that repetition (they ran back to back, "
-               "so load that comes and goes cancels). CPU per round trip is "
-               "client plus server process CPU, which other load disturbs "
-               "less than latency.\n")
-    out.append(table(["target", "scope", "measured", "verdict"],
-                     target_rows(e2e, recommended, tuned)))
-    out.append("")
 
     out.append("## Choosing the default backend and level\n")
     out += choice_section(codec, recommended, choices, e2e)
 
     out.append("## End to end: latency per round trip\n")
     out.append("p50 over every round trip of all repetitions; ratios are "
-               "paired (see Targets). *stock/X* > 1: X is faster than stock; "
+               "paired (see At a glance). *stock/X* > 1: X is faster than stock; "
                "*X/none*: X's time over no compression's.\n")
     out.append(e2e_latency_table(e2e))
     out.append("")
@@ -1037,7 +992,7 @@ def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
     out.append(e2e_cpu_table(e2e))
     out.append("")
     out.append("## End to end: heap and memory per round trip (%s)\n" %
-               TARGET_KIND)
+               GLANCE_KIND)
     out.append("Counted by the malloc interposer in both processes. zlib "
                "state is what zlib allocated inside `deflateInit2_` / "
                "`inflateInit2_` / `inflate` (stock: a fresh deflate state per "
@@ -1101,18 +1056,30 @@ def write_markdown(path, args, codec, tailed, context, e2e, tuned, png_name,
 # --- Chart ----------------------------------------------------------------
 
 
-def write_chart(path, e2e, codec, recommended):
+def run_gnuplot(script, who):
+    """Draws `script` with gnuplot; False, saying why on stderr, when there
+    is no gnuplot or it fails."""
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        print("report.py: gnuplot not found, no chart", file=sys.stderr)
+        print("%s: gnuplot not found, no chart" % who, file=sys.stderr)
         return False
+    result = subprocess.run([gnuplot], input=script, text=True,
+                            capture_output=True)
+    if result.returncode != 0:
+        print("%s: gnuplot failed:\n%s" % (who, result.stderr),
+              file=sys.stderr)
+        return False
+    return True
+
+
+def write_chart(path, e2e, codec, recommended):
     setups = e2e["setups"]
     colors = ["#999999", "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e",
               "#9467bd", "#8c564b", "#e377c2"]
     with tempfile.TemporaryDirectory() as tmp:
         lines = []
         for c in latency_cells(e2e):
-            if c[2] != TARGET_KIND:
+            if c[2] != GLANCE_KIND:
                 continue
             m = e2e["cells"][c]
             lines.append('"%s" %s' % (size_label(c[3]), " ".join(
@@ -1120,7 +1087,7 @@ def write_chart(path, e2e, codec, recommended):
         with open(os.path.join(tmp, "p50.dat"), "w") as f:
             f.write("\n".join(lines) + "\n")
         has_p50 = bool(lines)
-        load = [c for c in load_cells(e2e) if c[2] == TARGET_KIND]
+        load = [c for c in load_cells(e2e) if c[2] == GLANCE_KIND]
         lines = []
         if load:
             m = e2e["cells"][load[0]]
@@ -1164,10 +1131,10 @@ def write_chart(path, e2e, codec, recommended):
             '"%s/%s" using 1:2 with points pt 7 ps 1.2 lc rgb "%s" title '
             '"%s"%s' % (tmp, name, colors[(i + 2) % len(colors)], kind,
                         ', "" using 1:2:3 with labels offset 0.6,0.5 left '
-                        'font ",7" notitle' if kind == TARGET_KIND else "")
+                        'font ",7" notitle' if kind == GLANCE_KIND else "")
             for i, (kind, name) in enumerate(series))
         load_title = ("Server throughput, %s %s, %d streams" %
-                      (TARGET_KIND, size_label(load[0][3]), load[0][1])
+                      (GLANCE_KIND, size_label(load[0][3]), load[0][1])
                       if load else "")
         script = """
 set terminal pngcairo enhanced size 1650,520 font "sans,10"
@@ -1208,20 +1175,14 @@ set key top right font ",8"
 set grid xtics
 plot {trade_plot}
 unset multiplot
-""".format(out=path, kind=TARGET_KIND, p50_plot=p50_plot,
+""".format(out=path, kind=GLANCE_KIND, p50_plot=p50_plot,
            load_title=load_title, nsetups=len(setups) - 0.4,
            load_plot=('plot "%s/load.dat" using 1:3:xtic(2) with boxes '
                       'lc rgb "#1f77b4" notitle' % tmp) if has_load
            else 'set label 1 "no load cell" at graph 0.5,0.5 center\n'
                 'plot 1 notitle',
            trade_plot=trade_plot, trade_size=size_label(trade_size))
-        result = subprocess.run([gnuplot], input=script, text=True,
-                                capture_output=True)
-        if result.returncode != 0:
-            print("report.py: gnuplot failed:\n" + result.stderr,
-                  file=sys.stderr)
-            return False
-    return True
+        return run_gnuplot(script, "report.py")
 
 
 def main():
@@ -1235,10 +1196,8 @@ def main():
     parser.add_argument("--md")
     parser.add_argument("--png")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--runtime-seconds", type=int, default=0)
-    parser.add_argument("--load-at-start", default="",
-                        help="/proc/loadavg's first three fields")
-    parser.add_argument("--load-at-end", default="")
+    parser.add_argument("--conditions",
+                        help="the step's JSON from scripts/machine_load.sh")
     parser.add_argument("--backend-versions", default="")
     args = parser.parse_args()
 
@@ -1249,8 +1208,9 @@ def main():
             return 1
         print(recommended)
         return 0
-    if not args.e2e or not args.md:
-        parser.error("--e2e and --md are required without --recommend")
+    if not args.e2e or not args.md or not args.conditions:
+        parser.error("--e2e, --md and --conditions are required without "
+                     "--recommend")
     e2e = load_e2e(args.e2e)
     tuned = load_e2e(args.e2e_tuned)
     png_name = None
@@ -1260,10 +1220,6 @@ def main():
     write_markdown(args.md, args, codec, tailed, context, e2e, tuned,
                    png_name, recommended, choices, load_cost(args.cost))
     print("recommended default: %s" % recommended)
-    for target, scope, measured, verdict in target_rows(e2e, recommended,
-                                                        tuned):
-        print("%s, %s\n    %s: %s" % (target, scope, verdict.replace("**", ""),
-                                      measured))
     return 0
 
 

@@ -6,6 +6,8 @@
 #     -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
 # STEP=report and STEP=links also take -DPYTHON=... -DREPORT=... and, if
 # found, -DGNUPLOT=...
+#   cmake -DSTEP=busy -DSCRIPT=.../run_benchmarks.sh -DOUT_DIR=... -P ...
+# plays a busy machine to scripts/run_benchmarks.sh, which must refuse it.
 #
 # Every step checks the binary's exit status, not only its output: CTest's
 # PASS_REGULAR_EXPRESSION alone passes a binary that crashes after printing
@@ -29,19 +31,10 @@ function(run)
   set(run_output "${out}" PARENT_SCOPE)
 endfunction()
 
-# Sets `var` to the member at the path after `json`, failing if it is
-# missing.
-function(json_get var json)
-  string(JSON value ERROR_VARIABLE error GET "${json}" ${ARGN})
-  if(error)
-    fail("missing ${ARGN}: ${error}")
-  endif()
-  set(${var} "${value}" PARENT_SCOPE)
-endfunction()
-
-# Sets `var` to the length of the array at the path after `json`.
-function(json_length var json)
-  string(JSON value ERROR_VARIABLE error LENGTH "${json}" ${ARGN})
+# Sets `var` to string(JSON <mode>) of the path after `json`: GET for the
+# member, LENGTH for an array's length. Fails if the path is missing.
+function(json_query var mode json)
+  string(JSON value ERROR_VARIABLE error ${mode} "${json}" ${ARGN})
   if(error)
     fail("missing ${ARGN}: ${error}")
   endif()
@@ -50,6 +43,14 @@ endfunction()
 
 file(MAKE_DIRECTORY "${OUT_DIR}")
 
+# What scripts/machine_load.sh writes for a quiet step, for the reports.
+function(write_conditions path)
+  file(WRITE "${path}" [=[{"cpus": 2, "wall_s": 60, "load_start":
+    "0.10 0.20 0.30", "load_end": "0.40 0.30 0.30", "quiet": true,
+    "other_cpu_s": 0.5, "steal_s": 0.0, "own_cpu_s": 100.0,
+    "settle_s": 180}]=])
+endfunction()
+
 if(STEP STREQUAL "codec")
   set(json_file "${OUT_DIR}/codec_bench.json")
   file(REMOVE "${json_file}")
@@ -57,7 +58,7 @@ if(STEP STREQUAL "codec")
     --benchmark_min_time=0.001 "--benchmark_out=${json_file}"
     --benchmark_out_format=json)
   file(READ "${json_file}" json)
-  json_length(count "${json}" benchmarks)
+  json_query(count LENGTH "${json}" benchmarks)
   # compress: stock + zlib 1, 6, 9 + libdeflate 1, 4, 5, 6, 7, 9 + ISA-L
   # 0..3, and the four default setups cold (sliced is one slice at 1 KiB);
   # decompress: stock + the three decoders on the three default encoders in
@@ -69,8 +70,8 @@ if(STEP STREQUAL "codec")
   math(EXPR last "${count} - 1")
   set(names "")
   foreach(i RANGE ${last})
-    json_get(row "${json}" benchmarks ${i})
-    json_get(name "${row}" name)
+    json_query(row GET "${json}" benchmarks ${i})
+    json_query(name GET "${row}" name)
     list(APPEND names "${name}")
     string(JSON error_occurred ERROR_VARIABLE no_error GET "${row}"
       error_occurred)
@@ -81,34 +82,34 @@ if(STEP STREQUAL "codec")
         heap_bytes_per_op zlib_state_allocs_per_op zlib_state_bytes_per_op
         minor_faults_per_op output_bytes context_heap_bytes input_slices
         messages)
-      json_get(value "${row}" ${counter})
+      json_query(value GET "${row}" ${counter})
     endforeach()
     # The feeds must be what they claim: core's slices, many messages.
-    json_get(input_slices "${row}" input_slices)
-    json_get(messages "${row}" messages)
+    json_query(input_slices GET "${row}" input_slices)
+    json_query(messages GET "${row}" messages)
     if(name MATCHES "/sliced$" AND NOT input_slices GREATER 1)
       fail("${name}: ${input_slices} input slice(s)")
     endif()
     if(name MATCHES "/cold$" AND NOT messages GREATER 1000)
       fail("${name}: only ${messages} distinct messages")
     endif()
-    json_get(iterations "${row}" iterations)
+    json_query(iterations GET "${row}" iterations)
     if(iterations LESS 1)
       fail("${name} ran no iterations")
     endif()
-    json_get(output_bytes "${row}" output_bytes)
+    json_query(output_bytes GET "${row}" output_bytes)
     if(NOT output_bytes GREATER 0)
       fail("${name} produced no output")
     endif()
     # The interposer must see zlib's own mallocs: core's path allocates a
     # fresh deflate state (5 blocks) for every message.
     if(name MATCHES "^compress/.*/stock(/[a-z]+)?$")
-      json_get(zlib_allocs "${row}" zlib_state_allocs_per_op)
+      json_query(zlib_allocs GET "${row}" zlib_state_allocs_per_op)
       if(NOT zlib_allocs GREATER_EQUAL 5)
         fail("${name}: zlib state allocations not counted (${zlib_allocs})")
       endif()
     elseif(NOT name MATCHES "/stock(/[a-z]+)?$")
-      json_get(context_bytes "${row}" context_heap_bytes)
+      json_query(context_bytes GET "${row}" context_heap_bytes)
       if(NOT context_bytes GREATER 0)
         fail("${name}: no heap per context")
       endif()
@@ -178,7 +179,7 @@ elseif(STEP STREQUAL "e2e")
     --load_warmup_ms=10
     "--out=${json_file}")
   file(READ "${json_file}" json)
-  json_length(count "${json}" rows)
+  json_query(count LENGTH "${json}" rows)
   # 1 latency cell and 1 load cell x 5 setups
   if(NOT count EQUAL 10)
     fail("expected 10 rows, got ${count}")
@@ -187,11 +188,11 @@ elseif(STEP STREQUAL "e2e")
   set(setups_seen "")
   set(load_rows 0)
   foreach(i RANGE ${last})
-    json_get(row "${json}" rows ${i})
-    json_get(setup "${row}" setup)
+    json_query(row GET "${json}" rows ${i})
+    json_query(setup GET "${row}" setup)
     list(APPEND setups_seen ${setup})
-    json_get(messages "${row}" messages)
-    json_get(errors "${row}" errors)
+    json_query(messages GET "${row}" messages)
+    json_query(errors GET "${row}" errors)
     if(messages LESS 2 OR NOT errors EQUAL 0)
       fail("row ${i} (${setup}): ${messages} round trips, ${errors} errors")
     endif()
@@ -200,15 +201,15 @@ elseif(STEP STREQUAL "e2e")
         deflate_state_allocs_per_msg inflate_state_allocs_per_msg
         pool_created pool_reused client_rss_bytes server_rss_bytes
         request_bytes rep_p50_us)
-      json_get(value "${row}" ${key})
+      json_query(value GET "${row}" ${key})
     endforeach()
-    json_get(p50 "${row}" p50_us)
-    json_get(wire "${row}" wire_bytes)
-    json_get(server_rss "${row}" server_rss_bytes)
+    json_query(p50 GET "${row}" p50_us)
+    json_query(wire GET "${row}" wire_bytes)
+    json_query(server_rss GET "${row}" server_rss_bytes)
     if(NOT p50 GREATER 0 OR NOT wire GREATER 0 OR NOT server_rss GREATER 0)
       fail("row ${i} (${setup}): no latency, wire bytes or server figures")
     endif()
-    json_get(threads "${row}" threads)
+    json_query(threads GET "${row}" threads)
     if(threads EQUAL 4)
       math(EXPR load_rows "${load_rows} + 1")
     endif()
@@ -255,22 +256,22 @@ elseif(STEP STREQUAL "e2e_shaped" OR STEP STREQUAL "e2e_fallback")
   endif()
   file(READ "${json_file}" json)
   # One stream, then the throughput cell's two, for each setup.
-  json_length(count "${json}" rows)
+  json_query(count LENGTH "${json}" rows)
   if(NOT count EQUAL 4)
     fail("expected 4 rows, got ${count}")
   endif()
   foreach(i 0 1 2 3)
-    json_get(row "${json}" rows ${i})
-    json_get(messages "${row}" messages)
-    json_get(errors "${row}" errors)
+    json_query(row GET "${json}" rows ${i})
+    json_query(messages GET "${row}" messages)
+    json_query(errors GET "${row}" errors)
     if(messages LESS 2 OR NOT errors EQUAL 0)
       fail("row ${i}: ${messages} round trips, ${errors} errors")
     endif()
   endforeach()
-  json_get(shaped "${json}" link_shaped)
-  json_get(description "${json}" link_description)
+  json_query(shaped GET "${json}" link_shaped)
+  json_query(description GET "${json}" link_description)
   if(can_shape)
-    json_get(rate "${json}" link_rate_bits_per_s)
+    json_query(rate GET "${json}" link_rate_bits_per_s)
     if(NOT shaped OR NOT rate EQUAL 100000000 OR
         NOT out MATCHES "link: 100 Mbit/s: [^;]*tbf rate 100000000bit")
       fail("root, tc and unshare are here, but the link was not shaped: "
@@ -292,10 +293,13 @@ elseif(STEP STREQUAL "report")
   set(md "${OUT_DIR}/benchmarks.md")
   set(png "${OUT_DIR}/benchmarks.png")
   file(REMOVE "${md}" "${png}")
+  write_conditions("${OUT_DIR}/conditions_report.json")
   run("${PYTHON}" "${REPORT}" --codec "${OUT_DIR}/codec_bench.json"
-    --e2e "${OUT_DIR}/e2e_bench.json" --md "${md}" --png "${png}")
+    --e2e "${OUT_DIR}/e2e_bench.json" --md "${md}" --png "${png}"
+    --conditions "${OUT_DIR}/conditions_report.json")
   file(READ "${md}" text)
-  foreach(expected "## Targets" "## Choosing the default"
+  foreach(expected "## At a glance" "## Choosing the default"
+      "Load average (1, 5, 15 min) 0.10 0.20 0.30 at the start"
       "## End to end: latency" "| proto | 1 KiB |"
       "## Server throughput under concurrent load" "## Codec micro-benchmarks"
       "### compress, 1 KiB" "| isal-1 |" "nproc")
@@ -316,8 +320,10 @@ elseif(STEP STREQUAL "links")
   set(md "${OUT_DIR}/links.md")
   set(png "${OUT_DIR}/links.png")
   file(REMOVE "${md}" "${png}")
+  write_conditions("${OUT_DIR}/conditions_links.json")
   run("${PYTHON}" "${REPORT}" --e2e "${OUT_DIR}/e2e_fallback.json"
-    "${OUT_DIR}/e2e_shaped.json" --md "${md}" --png "${png}")
+    "${OUT_DIR}/e2e_shaped.json" --md "${md}" --png "${png}"
+    --conditions "${OUT_DIR}/conditions_links.json")
   file(READ "${md}" text)
   foreach(expected "# When compression pays" "## What to turn on"
       "## Throughput, several streams at once" "| 2 x records 1 KiB |"
@@ -334,6 +340,32 @@ elseif(STEP STREQUAL "links")
       fail("links.png is missing or empty")
     endif()
   endif()
+
+elseif(STEP STREQUAL "busy")
+  # A load average of 1.50 on 2 cores, that does not settle: the script
+  # must stop before it builds or writes anything. The load is read from a
+  # file, so the refusal is the same on any machine, with any core count
+  # below 3.
+  set(root "${OUT_DIR}/busy")
+  file(REMOVE_RECURSE "${root}")
+  file(MAKE_DIRECTORY "${root}")
+  file(WRITE "${root}/loadavg" "1.50 1.40 1.30 3/200 12345\n")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env LOADAVG_FILE=${root}/loadavg
+      SETTLE_SECONDS=0 RESULTS_DIR=${root}/results
+      BUILD_DIR=${root}/build bash "${SCRIPT}" --quick
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 3)
+    fail("a busy machine gave status ${rc}, not 3\n${out}\n${err}")
+  endif()
+  if(NOT err MATCHES "busy before the run: load average 1.50 1.40 1.30")
+    fail("the refusal does not name the load:\n${err}")
+  endif()
+  foreach(dir results build)
+    if(EXISTS "${root}/${dir}")
+      fail("a refused run created ${root}/${dir}")
+    endif()
+  endforeach()
 
 else()
   fail("unknown STEP")

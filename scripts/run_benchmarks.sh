@@ -32,13 +32,23 @@
 # results/decoding.md (5), results/links.md and results/links.png (6),
 # results/large_messages.md (7), raw JSON in results/raw/. About 8 minutes
 # on a 2-core machine for 1-4, 6 for 5, 13 for 6 and 6 for 7, plus the
-# build if there is none.
+# build if there is none, plus the wait for the load to settle at each
+# end of each report's step (about a minute after a busy step).
 #
-#   scripts/run_benchmarks.sh [--quick] [--decoding] [--links] [--large]
+# Only quiet runs are published (scripts/machine_load.sh): each report's
+# step must start and end with the load average at most half the cores.
+# Everything is written to BUILD_DIR/staged-results first, and a report
+# and its raw files reach results/ only when their step was quiet. A busy
+# machine stops the run with status 3, naming the load.
+#
+#   scripts/run_benchmarks.sh [--quick] [--noisy] [--decoding] [--links]
+#                             [--large]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
 # pipeline in a few minutes (figures are then too noisy to quote).
-# --decoding: step 5 only. --links: step 6 only. --large: step 7 only.
+# --noisy: publish even when the machine was busy; such a report says so
+# at the top. --decoding: step 5 only. --links: step 6 only. --large: step
+# 7 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc);
 # E2E_BENCH, an e2e_bench already built, skips the build for --links.
@@ -49,7 +59,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$repo/build-bench}"
 source "$(dirname "${BASH_SOURCE[0]}")/configure_preset.sh"
 results="${RESULTS_DIR:-$repo/results}"
-raw="$results/raw"
+stage="$build/staged-results"
+raw="$stage/raw"
+source "$(dirname "${BASH_SOURCE[0]}")/machine_load.sh"
 
 # Repetitions interleave the setups (e2e) and the benchmarks (codec, random
 # order); more of them steady the medians on a shared machine.
@@ -67,6 +79,7 @@ link_streams=4
 link_load_budget_ms=1000
 link_load_warmup_ms=500
 quick=()
+allow_noisy=false
 links_only=false
 decoding_only=false
 large_only=false
@@ -77,11 +90,12 @@ decoder_min_time=0.1
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=(--quick) ;;
+    --noisy) allow_noisy=true ;;
     --links) links_only=true ;;
     --decoding) decoding_only=true ;;
     --large) large_only=true ;;
     *)
-      echo "usage: $0 [--quick] [--decoding] [--links] [--large]" >&2
+      echo "usage: $0 [--quick] [--noisy] [--decoding] [--links] [--large]" >&2
       exit 2
       ;;
   esac
@@ -106,10 +120,18 @@ if [[ ${#quick[@]} -gt 0 ]]; then
 fi
 
 start=$(date +%s)
-# Other work on the machine moves absolute numbers; the report says how busy
-# it was.
-load_at_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 log() { echo "== $* ($(($(date +%s) - start)) s)"; }
+
+# publish FILE...: copies a quiet step's report and raw files (paths under
+# the stage) into results/.
+publish() {
+  local file
+  for file in "$@"; do
+    mkdir -p "$results/$(dirname "$file")"
+    cp "$stage/$file" "$results/$file"
+  done
+  log "published $1 and $(($# - 1)) more files in $results"
+}
 
 # Release build of the benchmark binaries only (the CMake preset bench).
 # A fresh build dir leaves examples and tests off: the suite needs neither.
@@ -127,7 +149,7 @@ build_benchmarks() {
   cmake --build "$build" --target "$@" -j "${JOBS:-$(nproc)}" >/dev/null
 }
 
-# Step 5: one e2e_bench run per link, every cell of the matrix within it,
+# Step 6: one e2e_bench run per link, every cell of the matrix within it,
 # so that each link's ratios come from setups interleaved in one run. At
 # 10 Mbit/s an uncompressed 1 MiB round trip takes 1.7 s: fewer
 # repetitions and round trips there keep the step to minutes.
@@ -137,8 +159,8 @@ build_benchmarks() {
 # where $link_streams uncompressed 1 MiB echoes take 7 s a round.
 run_links() {
   local e2e=$1 link reps min_messages warmup_messages load_size
-  local link_json=()
-  rm -f "$raw"/e2e_link_*.json "$raw"/e2e_link_*.log
+  local link_json=() files=(links.md links.png raw/conditions_links.json)
+  step_begin || exit 3
   for link in loopback 1gbit 100mbit 10mbit; do
     reps=$link_reps min_messages=3 warmup_messages=2 load_size=1048576
     if [[ $link == 10mbit ]]; then
@@ -155,31 +177,33 @@ run_links() {
       --load_warmup_ms="$link_load_warmup_ms" --label="link $link" \
       --out="$raw/e2e_link_$link.json" | tee "$raw/e2e_link_$link.log"
     link_json+=("$raw/e2e_link_$link.json")
+    files+=("raw/e2e_link_$link.json" "raw/e2e_link_$link.log")
   done
-  log "writing $results/links.md"
+  step_end "$raw/conditions_links.json" || exit 3
   python3 "$repo/bench/links_report.py" --e2e "${link_json[@]}" \
-    --md "$results/links.md" --png "$results/links.png" \
-    --runtime-seconds "$(($(date +%s) - links_start))" \
-    --load-at-start "$load_at_start" \
-    --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)" "${quick[@]}"
-  log "done: $results/links.md, $results/links.png"
+    --md "$stage/links.md" --png "$stage/links.png" \
+    --conditions "$raw/conditions_links.json" "${quick[@]}"
+  publish "${files[@]}"
 }
 
 # Step 5: every decoder on every cell in one process, medians of
 # repetitions in random order; the table decoder_bench prints last is the
 # report.
 run_decoding() {
+  step_begin || exit 3
   log "decoder_bench"
   "$build/bench/decoder_bench" --benchmark_repetitions="$decoder_reps" \
     --benchmark_min_time="$decoder_min_time" \
     --benchmark_enable_random_interleaving="$([[ $decoder_reps -gt 1 ]] && echo true || echo false)" \
     --benchmark_report_aggregates_only="$([[ $decoder_reps -gt 1 ]] && echo true || echo false)" \
     >"$raw/decoder_bench.log" 2>&1
+  step_end "$raw/conditions_decoding.json" || exit 3
   {
     echo "# Decoding"
     echo
-    echo "Generated by \`scripts/run_benchmarks.sh\` on $(date -u '+%Y-%m-%d %H:%M') UTC," \
-      "$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+    echo "Generated by \`scripts/run_benchmarks.sh\` on $(date -u '+%Y-%m-%d %H:%M') UTC."
+    python3 "$repo/bench/conditions.py" "$raw/conditions_decoding.json"
+    echo
     echo "Each pooled decoder on one message of each cell, sliced as core hands a"
     echo "received message to the codec, gRPC slices out; CPU time per message,"
     echo "median of $decoder_reps. *exact*: the default decoder with"
@@ -187,17 +211,16 @@ run_decoding() {
     echo "alone, the message in one block into a buffer of its own. The default"
     echo "decoder's time is in bold (docs/backends.md, \"Decoders\")."
     sed -n '/^| format /,$p' "$raw/decoder_bench.log"
-  } >"$results/decoding.md"
-  log "done: $results/decoding.md"
+  } >"$stage/decoding.md"
+  publish decoding.md raw/decoder_bench.log raw/conditions_decoding.json
 }
 
 # Step 7: large messages, the codec's cells in one process (random order)
 # and the echo in fresh process pairs, then results/large_messages.md.
 run_large() {
-  local load_start
-  load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
   local repeated
   repeated=$([[ $large_reps -gt 1 ]] && echo true || echo false)
+  step_begin || exit 3
   log "codec_bench, large messages"
   "$build/bench/codec_bench" --payloads=proto \
     --benchmark_filter='^(de)?compress/proto/(1048576|2097152|4194304|16777216)/[^/]+/sliced$' \
@@ -213,129 +236,144 @@ run_large() {
     --reps="$large_reps" --budget_ms=1000 --warmup_ms=200 --load_threads=0 \
     --label="large messages" --out="$raw/e2e_bench_large.json" \
     >"$raw/e2e_bench_large.log" 2>&1
+  step_end "$raw/conditions_large.json" || exit 3
   python3 "$repo/bench/large_report.py" \
     --codec "$raw/codec_bench_large.json" --e2e "$raw/e2e_bench_large.json" \
-    --md "$results/large_messages.md" --cpus "$(nproc)" \
-    --date "$(date -u '+%Y-%m-%d %H:%M')" --load-at-start "$load_start" \
-    --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)"
-  log "done: $results/large_messages.md"
+    --md "$stage/large_messages.md" \
+    --date "$(date -u '+%Y-%m-%d %H:%M')" \
+    --conditions "$raw/conditions_large.json"
+  publish large_messages.md raw/codec_bench_large.json \
+    raw/codec_bench_large.log raw/e2e_bench_large.json \
+    raw/e2e_bench_large.log raw/conditions_large.json
 }
 
+# Steps 1-4, results/benchmarks.md.
+run_main() {
+  local files=(benchmarks.md benchmarks.png raw/conditions_benchmarks.json)
+  step_begin || exit 3
+  rm -f "$raw"/codec_bench_*.json "$raw"/codec_bench_*.log
+
+  # One codec_bench process: codec_run NAME KINDS REPS FILTER writes
+  # $raw/codec_bench_NAME.json and adds it to codec_json.
+  codec_json=()
+  codec_run() {
+    local out="$raw/codec_bench_$1.json"
+    local repeated
+    repeated=$([[ $3 -gt 1 ]] && echo true || echo false)
+    "$build/bench/codec_bench" --payloads="$2" \
+      --benchmark_filter="$4" \
+      --benchmark_min_time="$codec_min_time" \
+      --benchmark_repetitions="$3" \
+      --benchmark_enable_random_interleaving="$repeated" \
+      --benchmark_report_aggregates_only="$repeated" \
+      --benchmark_out="$out" --benchmark_out_format=json \
+      >"$raw/codec_bench_$1.log" 2>&1
+    codec_json+=("$out")
+    files+=("raw/codec_bench_$1.json" "raw/codec_bench_$1.log")
+  }
+
+  # Codec: one process per size. What the heap held before changes whether
+  # glibc trims (and so stock's time for small messages); a process per
+  # size keeps large payloads from changing the heap that small ones see,
+  # and one more per size for the cold feeds keeps their thousands of held
+  # outputs from changing it for the rest.
+  local size kinds reps
+  for size in 1 1024 65536 1048576; do
+    log "codec_bench, ${size}-byte messages"
+    kinds="$codec_kinds"
+    reps=$codec_reps
+    # One byte is one byte whatever the payload: what it shows is the cost
+    # of a message itself (stock's fresh zlib state). And 1 MiB ops are
+    # long enough to be steady with fewer repetitions, which saves a minute.
+    if [[ $size == 1 ]]; then kinds=proto; fi
+    if [[ $size == 1048576 && $reps -gt 3 ]]; then reps=3; fi
+    codec_run "$size" "$kinds" "$reps" \
+      "^[a-z]+/[a-z]+/$size/[^/]+(/deflate|/sliced)?\$"
+    if [[ $size != 1 ]]; then
+      log "codec_bench, ${size}-byte messages, cold"
+      codec_run "${size}_cold" proto "$reps" "^[a-z]+/proto/$size/[^/]+/cold\$"
+    fi
+  done
+
+  # What codec time's clock and the skip option cost.
+  log "codec_cost_bench"
+  local cost_reps
+  cost_reps=$([[ $codec_reps -gt 3 ]] && echo 3 || echo "$codec_reps")
+  "$build/bench/codec_cost_bench" --benchmark_min_time="$codec_min_time" \
+    --benchmark_repetitions="$cost_reps" \
+    --benchmark_enable_random_interleaving="$([[ $cost_reps -gt 1 ]] && echo true || echo false)" \
+    --benchmark_report_aggregates_only="$([[ $cost_reps -gt 1 ]] && echo true || echo false)" \
+    --benchmark_out="$raw/codec_cost_bench.json" --benchmark_out_format=json \
+    >"$raw/codec_cost_bench.log" 2>&1
+
+  # The default the codec figures recommend runs end to end too, next to
+  # the library's own default ("default"; the run drops whichever repeats
+  # another).
+  local recommended setups
+  recommended="$(python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
+    --recommend || true)"
+  log "recommended default: ${recommended:-none qualifies}"
+  setups="none,stock,zlib-6,libdeflate,isal-1,default${recommended:+,$recommended}"
+
+  log "e2e_bench, glibc malloc defaults"
+  "$build/bench/e2e_bench" --kinds="$e2e_kinds" --setups="$setups" \
+    --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
+    --load_budget_ms="$load_budget_ms" --out="$raw/e2e_bench.json" \
+    | tee "$raw/e2e_bench.log"
+
+  # A common malloc tuning for servers, to show what pooling saves beyond
+  # it: the small sizes, where trimming matters, and the load cell, where
+  # every setup's 64 KiB buffers otherwise fault their pages back in per
+  # message.
+  log "e2e_bench, trim threshold raised"
+  MALLOC_TRIM_THRESHOLD_=1073741824 "$build/bench/e2e_bench" \
+    --sizes=1,1024 --kinds=proto --setups="$setups" \
+    --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
+    --load_budget_ms="$load_budget_ms" --label="trim threshold raised" \
+    --out="$raw/e2e_bench_trim_raised.json" \
+    | tee "$raw/e2e_bench_trim_raised.log"
+  files+=(raw/codec_cost_bench.json raw/codec_cost_bench.log
+    raw/e2e_bench.json raw/e2e_bench.log raw/e2e_bench_trim_raised.json
+    raw/e2e_bench_trim_raised.log)
+  step_end "$raw/conditions_benchmarks.json" || exit 3
+
+  local versions
+  versions="libdeflate $(pkg-config --modversion libdeflate 2>/dev/null || echo '?'),"
+  versions+=" ISA-L $(pkg-config --modversion libisal 2>/dev/null || echo '?')"
+  python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
+    --e2e "$raw/e2e_bench.json" --e2e-tuned "$raw/e2e_bench_trim_raised.json" \
+    --cost "$raw/codec_cost_bench.json" --md "$stage/benchmarks.md" \
+    --png "$stage/benchmarks.png" \
+    --conditions "$raw/conditions_benchmarks.json" \
+    --backend-versions "$versions" "${quick[@]}"
+  publish "${files[@]}"
+}
+
+# A machine that is busy before anything starts is refused before the
+# build; the build's own load then settles before the first step.
+if ! settle_load && ! $allow_noisy; then
+  busy_refusal "before the run" "$(load_averages)"
+  exit 3
+fi
+rm -rf "$stage"
 mkdir -p "$raw"
 if $large_only; then
   build_benchmarks codec_bench e2e_bench
   run_large
-  exit 0
-fi
-if $decoding_only; then
+elif $decoding_only; then
   build_benchmarks decoder_bench
   run_decoding
-  exit 0
-fi
-if $links_only; then
-  links_start=$start
+elif $links_only; then
   if [[ -n "${E2E_BENCH:-}" ]]; then
     run_links "$E2E_BENCH"
   else
     build_benchmarks e2e_bench
     run_links "$build/bench/e2e_bench"
   fi
-  exit 0
+else
+  build_benchmarks codec_bench codec_cost_bench decoder_bench e2e_bench
+  run_main
+  run_decoding
+  run_large
+  run_links "$build/bench/e2e_bench"
 fi
-build_benchmarks codec_bench codec_cost_bench decoder_bench e2e_bench
-
-rm -f "$raw"/codec_bench_*.json "$raw"/codec_bench_*.log
-
-# One codec_bench process: codec_run NAME KINDS REPS FILTER writes
-# $raw/codec_bench_NAME.json and adds it to codec_json.
-codec_json=()
-codec_run() {
-  local out="$raw/codec_bench_$1.json"
-  local repeated
-  repeated=$([[ $3 -gt 1 ]] && echo true || echo false)
-  "$build/bench/codec_bench" --payloads="$2" \
-    --benchmark_filter="$4" \
-    --benchmark_min_time="$codec_min_time" \
-    --benchmark_repetitions="$3" \
-    --benchmark_enable_random_interleaving="$repeated" \
-    --benchmark_report_aggregates_only="$repeated" \
-    --benchmark_out="$out" --benchmark_out_format=json \
-    >"$raw/codec_bench_$1.log" 2>&1
-  codec_json+=("$out")
-}
-
-# Codec: one process per size. What the heap held before changes whether
-# glibc trims (and so stock's time for small messages); a process per size
-# keeps large payloads from changing the heap that small ones see, and one
-# more per size for the cold feeds keeps their thousands of held outputs
-# from changing it for the rest.
-for size in 1 1024 65536 1048576; do
-  log "codec_bench, ${size}-byte messages"
-  kinds="$codec_kinds"
-  reps=$codec_reps
-  # One byte is one byte whatever the payload: what it shows is the cost of
-  # a message itself (stock's fresh zlib state). And 1 MiB ops are long
-  # enough to be steady with fewer repetitions, which saves a minute.
-  if [[ $size == 1 ]]; then kinds=proto; fi
-  if [[ $size == 1048576 && $reps -gt 3 ]]; then reps=3; fi
-  codec_run "$size" "$kinds" "$reps" \
-    "^[a-z]+/[a-z]+/$size/[^/]+(/deflate|/sliced)?\$"
-  if [[ $size != 1 ]]; then
-    log "codec_bench, ${size}-byte messages, cold"
-    codec_run "${size}_cold" proto "$reps" "^[a-z]+/proto/$size/[^/]+/cold\$"
-  fi
-done
-
-# What codec time's clock and the skip option cost.
-log "codec_cost_bench"
-cost_reps=$([[ $codec_reps -gt 3 ]] && echo 3 || echo "$codec_reps")
-"$build/bench/codec_cost_bench" --benchmark_min_time="$codec_min_time" \
-  --benchmark_repetitions="$cost_reps" \
-  --benchmark_enable_random_interleaving="$([[ $cost_reps -gt 1 ]] && echo true || echo false)" \
-  --benchmark_report_aggregates_only="$([[ $cost_reps -gt 1 ]] && echo true || echo false)" \
-  --benchmark_out="$raw/codec_cost_bench.json" --benchmark_out_format=json \
-  >"$raw/codec_cost_bench.log" 2>&1
-
-# The default the codec figures recommend runs end to end too, next to the
-# library's own default ("default"; the run drops whichever repeats another).
-recommended="$(python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
-  --recommend || true)"
-log "recommended default: ${recommended:-none qualifies}"
-setups="none,stock,zlib-6,libdeflate,isal-1,default${recommended:+,$recommended}"
-
-log "e2e_bench, glibc malloc defaults"
-"$build/bench/e2e_bench" --kinds="$e2e_kinds" --setups="$setups" \
-  --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
-  --load_budget_ms="$load_budget_ms" --out="$raw/e2e_bench.json" \
-  | tee "$raw/e2e_bench.log"
-
-# A common malloc tuning for servers, to show what pooling saves beyond it:
-# the small sizes, where trimming matters, and the load cell, where every
-# setup's 64 KiB buffers otherwise fault their pages back in per message.
-log "e2e_bench, trim threshold raised"
-MALLOC_TRIM_THRESHOLD_=1073741824 "$build/bench/e2e_bench" \
-  --sizes=1,1024 --kinds=proto \
-  --setups="none,stock,zlib-6,libdeflate,isal-1,default${recommended:+,$recommended}" \
-  --reps="$e2e_reps" --budget_ms="$budget_ms" --warmup_ms="$warmup_ms" \
-  --load_budget_ms="$load_budget_ms" --label="trim threshold raised" \
-  --out="$raw/e2e_bench_trim_raised.json" \
-  | tee "$raw/e2e_bench_trim_raised.log"
-
-log "writing $results/benchmarks.md"
-versions="libdeflate $(pkg-config --modversion libdeflate 2>/dev/null || echo '?'),"
-versions+=" ISA-L $(pkg-config --modversion libisal 2>/dev/null || echo '?')"
-python3 "$repo/bench/report.py" --codec "${codec_json[@]}" \
-  --e2e "$raw/e2e_bench.json" --e2e-tuned "$raw/e2e_bench_trim_raised.json" \
-  --cost "$raw/codec_cost_bench.json" --md "$results/benchmarks.md" --png "$results/benchmarks.png" \
-  --runtime-seconds "$(($(date +%s) - start))" \
-  --load-at-start "$load_at_start" \
-  --load-at-end "$(cut -d' ' -f1-3 /proc/loadavg)" \
-  --backend-versions "$versions" "${quick[@]}"
-log "done: $results/benchmarks.md, $results/benchmarks.png"
-
-run_decoding
-
-run_large
-
-links_start=$(date +%s)
-run_links "$build/bench/e2e_bench"
