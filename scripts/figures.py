@@ -183,8 +183,9 @@ class Checker:
         for value, unit in figures_in(line):
             if not any(u == unit and rounds_to(v, value)
                        for v, u in known):
-                self.problem(path, i, source, "%s%s is not a figure of "
-                             "%s" % (value, unit, "the results file"
+                self.problem(path, i, source, "%s%s%s is not a figure of "
+                             "%s" % (value, "" if unit in ("x", "%") else " ",
+                                     unit, "the results file"
                                      if title is None else
                                      "its section \"%s\"" % title))
 

@@ -37,6 +37,8 @@
 #
 # Only quiet runs are published (scripts/machine_load.sh): each report's
 # step must start and end with the load average at most half the cores.
+# The tables of README.md and docs/ that quote them are then rewritten
+# (scripts/figures.py --update), and prose figures that differ listed.
 # Everything is written to BUILD_DIR/staged-results first, and a report
 # and its raw files reach results/ only when their step was quiet. A busy
 # machine stops the run with status 3, naming the load.
@@ -210,6 +212,7 @@ run_decoding() {
     echo "\`Options::exact_zlib_refusals\`; *library*: the default decoder's library"
     echo "alone, the message in one block into a buffer of its own. The default"
     echo "decoder's time is in bold (docs/backends.md, \"Decoders\")."
+    echo
     sed -n '/^| format /,$p' "$raw/decoder_bench.log"
   } >"$stage/decoding.md"
   publish decoding.md raw/decoder_bench.log raw/conditions_decoding.json
@@ -376,4 +379,11 @@ else
   run_decoding
   run_large
   run_links "$build/bench/e2e_bench"
+fi
+
+# The tables README.md and docs/ quote follow the reports just published;
+# prose figures that no longer match are listed for a person to reword.
+if [[ "$(cd "$results" && pwd)" == "$repo/results" ]]; then
+  python3 "$repo/scripts/figures.py" --update ||
+    echo "run_benchmarks: reword the figures above (scripts/figures.py)" >&2
 fi
