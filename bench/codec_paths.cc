@@ -15,11 +15,6 @@
 namespace pooled_gzip::bench {
 namespace {
 
-using pooled_gzip::internal::Compress;
-using pooled_gzip::internal::CompressOptions;
-using pooled_gzip::internal::Decompress;
-using pooled_gzip::internal::Format;
-
 // --- A replica of gRPC 1.51 src/core/lib/compression/message_compress.cc ---
 // Kept line for line in behaviour: fresh stream per message, memLevel 8,
 // windowBits 15|16, 1 KiB output slices, gpr_malloc as zalloc.
@@ -70,14 +65,34 @@ void* ZallocGpr(void* /*opaque*/, unsigned int items, unsigned int size) {
 
 void ZfreeGpr(void* /*opaque*/, void* address) { gpr_free(address); }
 
-void DropAppended(size_t count_before, size_t length_before,
-                  grpc_slice_buffer* output) {
-  for (size_t i = count_before; i < output->count; i++) {
-    grpc_slice_unref(output->slices[i]);
-  }
-  output->count = count_before;
-  output->length = length_before;
+// A stream for deflateInit2 or inflateInit2 that allocates with gpr_malloc.
+z_stream GprStream() {
+  z_stream zs;
+  std::memset(&zs, 0, sizeof(zs));
+  zs.zalloc = ZallocGpr;
+  zs.zfree = ZfreeGpr;
+  return zs;
 }
+
+// Where `output` ended before a call, so that what a failed call appended
+// can be dropped.
+class OutputEnd {
+ public:
+  explicit OutputEnd(const grpc_slice_buffer& output)
+      : count_(output.count), length_(output.length) {}
+
+  void DropAppended(grpc_slice_buffer* output) const {
+    for (size_t i = count_; i < output->count; i++) {
+      grpc_slice_unref(output->slices[i]);
+    }
+    output->count = count_;
+    output->length = length_;
+  }
+
+ private:
+  size_t count_;
+  size_t length_;
+};
 
 void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
   for (size_t i = 0; i < input->count; i++) {
@@ -88,17 +103,13 @@ void CopyRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
 }  // namespace
 
 bool StockCompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  const size_t count_before = output->count;
-  const size_t length_before = output->length;
-  z_stream zs;
-  std::memset(&zs, 0, sizeof(zs));
-  zs.zalloc = ZallocGpr;
-  zs.zfree = ZfreeGpr;
+  const OutputEnd end(*output);
+  z_stream zs = GprStream();
   int r = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 | 16, 8,
                        Z_DEFAULT_STRATEGY);
   if (r != Z_OK) return false;
   r = ZlibBody(&zs, input, output, deflate) && output->length < input->length;
-  if (!r) DropAppended(count_before, length_before, output);
+  if (!r) end.DropAppended(output);
   deflateEnd(&zs);
   // grpc_msg_compress: a message that did not shrink is sent as it is.
   if (!r) CopyRefs(input, output);
@@ -106,33 +117,30 @@ bool StockCompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
 }
 
 bool StockDecompress(grpc_slice_buffer* input, grpc_slice_buffer* output) {
-  const size_t count_before = output->count;
-  const size_t length_before = output->length;
-  z_stream zs;
-  std::memset(&zs, 0, sizeof(zs));
-  zs.zalloc = ZallocGpr;
-  zs.zfree = ZfreeGpr;
+  const OutputEnd end(*output);
+  z_stream zs = GprStream();
   int r = inflateInit2(&zs, 15 | 16);
   if (r != Z_OK) return false;
   r = ZlibBody(&zs, input, output, inflate);
-  if (!r) DropAppended(count_before, length_before, output);
+  if (!r) end.DropAppended(output);
   inflateEnd(&zs);
   return r != 0;
 }
 
 bool PooledCompress(const grpc_slice_buffer& input,
-                    const CompressOptions& options, grpc_slice_buffer* output) {
+                    const internal::CompressOptions& options,
+                    grpc_slice_buffer* output) {
   internal::SliceBufferSink sink(output);
-  return Compress(internal::ViewsOf(input), options, &sink).ok();
+  return internal::Compress(internal::ViewsOf(input), options, &sink).ok();
 }
 
-bool PooledDecompress(const grpc_slice_buffer& input, Format format,
+bool PooledDecompress(const grpc_slice_buffer& input, internal::Format format,
                       Backend backend, grpc_slice_buffer* output,
                       internal::Strictness strictness) {
   internal::SliceBufferSink sink(output);
-  return Decompress(internal::ViewsOf(input), format,
-                    std::numeric_limits<size_t>::max(), &sink, backend,
-                    strictness)
+  return internal::Decompress(internal::ViewsOf(input), format,
+                              std::numeric_limits<size_t>::max(), &sink,
+                              backend, strictness)
       .ok();
 }
 

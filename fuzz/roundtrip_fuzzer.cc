@@ -21,10 +21,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "codec/backend.h"
 #include "codec/codec.h"
-#include "codec/isal_backend.h"
-#include "codec/libdeflate_backend.h"
-#include "codec/zlib_backend.h"
 #include "fuzz_support.h"
 #include "pooled_gzip/raw_mode.h"
 
@@ -35,18 +33,6 @@ using internal::Compress;
 using internal::CompressOptions;
 using internal::Decompress;
 using internal::Format;
-
-int MaxLevel(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return internal::kZlibMaxLevel;
-    case Backend::kLibdeflate:
-      return internal::kLibdeflateMaxLevel;
-    case Backend::kIsal:
-      return internal::kIsalMaxLevel;
-  }
-  return 0;
-}
 
 std::string BufferBytes(const grpc::ByteBuffer& buffer) {
   std::vector<grpc::Slice> slices;
@@ -101,8 +87,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CompressOptions options;
   options.format = (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
   options.backend = BackendOf(header.byte(0) >> 6);
-  options.level =
-      ((header.byte(0) >> 1) & 0xf) % (MaxLevel(options.backend) + 2) - 1;
+  // One of the backend's levels, or -1 for its default.
+  const int choices = internal::LevelsOf(options.backend).max + 2;
+  options.level = ((header.byte(0) >> 1) & 0xf) % choices - 1;
   // Raw mode compresses and decodes with the configured backend.
   UseBackend(options.backend);
   const absl::string_view payload = header.rest();

@@ -36,6 +36,7 @@ if [[ $(id -u) -ne 0 ]]; then
   exit 1
 fi
 source "$root/scripts/debian_chroot.sh"
+source "$root/scripts/needed_libraries.sh"
 
 # Never remove a folder something is still mounted under.
 remove_run_root() {
@@ -141,13 +142,7 @@ in_chroot sh -euc "
 "
 for program in /tmp/static_consumer/typed_echo /tmp/pc_typed/typed_echo; do
   echo "== static flavour: $program"
-  needed=$(readelf -d "$run_root$program" |
-    sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
-  echo "NEEDED: $needed"
-  case "$needed" in
-    *libgrpc*|*libgpr*|*libupb*|*libpooled_gzip*)
-      echo "$program loads gRPC or pooled_gzip as a shared library"; exit 1 ;;
-  esac
+  refuse_shared_grpc "$run_root$program" "$program"
   out=$(in_chroot env GRPC_VERBOSITY=INFO "$program" 2>&1) ||
     { printf '%s\n' "$out"; echo "$program failed"; exit 1; }
   printf '%s\n' "$out" | grep -E 'pooled_gzip: core codec|typed calls'

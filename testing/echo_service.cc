@@ -3,6 +3,10 @@
 #include <grpc/compression.h>
 #include <grpcpp/security/server_credentials.h>
 
+#include <functional>
+#include <memory>
+#include <utility>
+
 #include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip::echo {
@@ -99,27 +103,38 @@ grpc::Status EchoServiceImpl::Bidi(
   return grpc::Status::OK;
 }
 
+LoopbackServer StartLoopbackServer(
+    grpc::Service* service,
+    const std::function<void(grpc::ServerBuilder&)>& set_up) {
+  LoopbackServer started;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &started.port);
+  builder.RegisterService(service);
+  set_up(builder);
+  started.server = builder.BuildAndStart();
+  return started;
+}
+
 RunningServer StartEchoServer(const ServerOptions& options) {
   RunningServer running;
   running.service = std::make_unique<EchoServiceImpl>();
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(),
-                           &running.port);
-  builder.RegisterService(running.service.get());
-  if (options.max_receive_message_bytes) {
-    builder.SetMaxReceiveMessageSize(*options.max_receive_message_bytes);
+  // The level is process-wide: an unset one must not undo Configure's.
+  if (options.pooled && options.level != kDefaultLevel) {
+    Options process_wide = GetOptions();
+    process_wide.level = options.level;
+    if (!Configure(process_wide).ok()) return running;
   }
-  builder.SetDefaultCompressionAlgorithm(options.default_algorithm);
-  if (options.pooled) {
-    // The level is process-wide: an unset one must not undo Configure's.
-    if (options.level != kDefaultLevel) {
-      Options process_wide = GetOptions();
-      process_wide.level = options.level;
-      if (!Configure(process_wide).ok()) return running;
-    }
-    EnableOnServer(builder);
-  }
-  running.server = builder.BuildAndStart();
+  LoopbackServer started = StartLoopbackServer(
+      running.service.get(), [&options](grpc::ServerBuilder& builder) {
+        if (options.max_receive_message_bytes) {
+          builder.SetMaxReceiveMessageSize(*options.max_receive_message_bytes);
+        }
+        builder.SetDefaultCompressionAlgorithm(options.default_algorithm);
+        if (options.pooled) EnableOnServer(builder);
+      });
+  running.server = std::move(started.server);
+  running.port = started.port;
   return running;
 }
 

@@ -6,6 +6,7 @@
 
 #include <grpcpp/server_builder.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,9 +30,22 @@ class EchoServiceImpl final : public Echo::Service {
       grpc::ServerReaderWriter<EchoResponse, EchoRequest>* stream) override;
 };
 
+// A server on a free port of 127.0.0.1.
+struct LoopbackServer {
+  std::unique_ptr<grpc::Server> server;  // null if it did not start
+  int port = 0;
+  std::string target() const { return "127.0.0.1:" + std::to_string(port); }
+};
+
+// Starts a server of `service` on a free loopback port; `set_up` sees the
+// builder last, before it builds (the test's own settings, interceptors,
+// EnableOnServer).
+LoopbackServer StartLoopbackServer(
+    grpc::Service* service,
+    const std::function<void(grpc::ServerBuilder&)>& set_up);
+
 // How the echo server compresses its responses.
 struct ServerOptions {
-  std::string address = "127.0.0.1:0";
   bool pooled = true;  // false: stock gRPC compression
   grpc_compression_algorithm default_algorithm = GRPC_COMPRESS_NONE;
   int level = -1;  // pooled mode only
@@ -39,7 +53,7 @@ struct ServerOptions {
   std::optional<int> max_receive_message_bytes;
 };
 
-// A running echo server and the port it got.
+// A running echo server, on a free loopback port, and the port it got.
 struct RunningServer {
   std::unique_ptr<EchoServiceImpl> service;
   std::unique_ptr<grpc::Server> server;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "codec/codec.h"
+#include "each_decoder.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
 #include "payloads.h"
@@ -240,46 +241,30 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
 // Raw mode inflates with Options::decoder: each decoder, in both formats,
 // is the one whose row counts the message, and no other decoder saw it.
 TEST(RawModeDecoder, DecodeToStringInflatesWithTheConfiguredDecoder) {
-  const Options original = GetOptions();
   const std::string message = payloads::Make(payloads::Kind::kWords, 4096, 3);
   for (grpc_compression_algorithm carried :
        {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
-    const std::string algorithm =
-        carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate";
     grpc::ByteBuffer buffer;
     ASSERT_TRUE(EncodeBytes(message, carried, &buffer).ok());
     ASSERT_EQ(ReceivedCompression(buffer), carried);
-    for (Backend decoder :
-         {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
-      Options options = original;
-      options.decoder = decoder;
-      ASSERT_TRUE(Configure(options).ok());
-      const std::string name(BackendName(decoder));
-      const test_support::Inflated inflated =
-          test_support::InflatedWhile(algorithm, name, [&] {
-            std::string out;
-            const grpc::Status status = DecodeToString(buffer, &out);
-            ASSERT_TRUE(status.ok()) << status.error_message();
-            EXPECT_EQ(out, message);
-          });
-      EXPECT_EQ(inflated.by_decoder, 1u) << algorithm << " by " << name;
-      EXPECT_EQ(inflated.in_all, 1u) << algorithm << " by " << name;
-    }
+    test_support::ExpectEachDecoderInflatesTheMessage(
+        carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate", [&] {
+          std::string out;
+          const grpc::Status status = DecodeToString(buffer, &out);
+          ASSERT_TRUE(status.ok()) << status.error_message();
+          EXPECT_EQ(out, message);
+        });
   }
-  ASSERT_TRUE(Configure(original).ok());
 }
 
 TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
-  grpc::ServerBuilder builder;
-  int port = 0;
   EchoServiceImpl service;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&service);
-  builder.SetDefaultCompressionLevel(GRPC_COMPRESS_LEVEL_HIGH);
-  EnableOnServer(builder);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  auto channel = RawStockChannel("127.0.0.1:" + std::to_string(port));
+  const LoopbackServer server =
+      StartLoopbackServer(&service, [](grpc::ServerBuilder& builder) {
+        builder.SetDefaultCompressionLevel(GRPC_COMPRESS_LEVEL_HIGH);
+        EnableOnServer(builder);
+      });
+  auto channel = RawStockChannel(server.target());
 
   const Reply reply = SendRaw(channel, Request(1024));
   // Core picked an algorithm from the level and the client's
@@ -287,7 +272,7 @@ TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
   // pooled writer; the interceptor cannot know the algorithm and stays out.
   EXPECT_NE(reply.compression, GRPC_COMPRESS_NONE);
   EXPECT_EQ(reply.pool_checkouts, RegisteredForCoreCodec() ? 1u : 0u);
-  server->Shutdown();
+  server.server->Shutdown();
 }
 
 TEST(PluginStepsAside, WhenTheAlgorithmIsDisabledOnTheChannel) {
@@ -395,26 +380,23 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
   RecordingInterceptor::Log server_log;
   RecordingInterceptor::Log client_log;
   EchoServiceImpl service;
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&service);
-  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  ServerInterceptorFactories server_interceptors;
-  server_interceptors.push_back(
-      std::make_unique<RecordingServerFactory>(&server_log));
-  EnableOnServer(builder, std::move(server_interceptors));
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  const LoopbackServer server = StartLoopbackServer(
+      &service, [&server_log](grpc::ServerBuilder& builder) {
+        builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+        ServerInterceptorFactories server_interceptors;
+        server_interceptors.push_back(
+            std::make_unique<RecordingServerFactory>(&server_log));
+        EnableOnServer(builder, std::move(server_interceptors));
+      });
 
   grpc::ChannelArguments args;
   args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
   ClientInterceptorFactories client_interceptors;
   client_interceptors.push_back(
       std::make_unique<RecordingClientFactory>(&client_log));
-  auto stub = Echo::NewStub(CreateChannel(
-      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(),
-      args, std::move(client_interceptors)));
+  auto stub = Echo::NewStub(
+      CreateChannel(server.target(), grpc::InsecureChannelCredentials(), args,
+                    std::move(client_interceptors)));
 
   const PoolStats start = GetPoolStats();
   LoadOptions load;
@@ -469,7 +451,7 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
     EXPECT_LE(steady.readers.created - warm.readers.created,
               ThreadsInThisProcess());
   }
-  server->Shutdown();
+  server.server->Shutdown();
 }
 
 TEST(CorruptInput, FailsTheCallAndTheServerKeepsServing) {

@@ -3,6 +3,7 @@
 #include <grpcpp/generic/generic_stub.h>
 
 #include <future>
+#include <utility>
 
 #include "echo_service.h"
 #include "pooled_gzip/pooled_gzip.h"
@@ -52,13 +53,14 @@ std::vector<grpc_compression_algorithm> RawEchoService::received() const {
 RawServer StartRawServer(bool with_plugin) {
   RawServer raw;
   raw.service = std::make_unique<RawEchoService>();
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &raw.port);
-  builder.RegisterService(raw.service.get());
-  builder.AddChannelArgument(GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION, 0);
-  if (with_plugin) EnableOnServer(builder);
-  raw.server = builder.BuildAndStart();
+  LoopbackServer started = StartLoopbackServer(
+      raw.service.get(), [with_plugin](grpc::ServerBuilder& builder) {
+        builder.AddChannelArgument(GRPC_ARG_ENABLE_PER_MESSAGE_DECOMPRESSION,
+                                   0);
+        if (with_plugin) EnableOnServer(builder);
+      });
+  raw.server = std::move(started.server);
+  raw.port = started.port;
   return raw;
 }
 

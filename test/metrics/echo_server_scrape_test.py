@@ -203,18 +203,18 @@ def check_load(before, after, n):
           (got, n, RESPONSE_BYTES))
     # The compressed sides: smaller than the plain ones (words compress),
     # and the difference is what was saved.
-    got = delta("pooled_gzip_input_bytes_total", **decompress)
-    check(0 < got < n * REQUEST_BYTES, "compressed request bytes: %d" % got)
-    saved = delta("pooled_gzip_saved_bytes_total", **decompress)
-    check(saved == n * REQUEST_BYTES - got,
-          "requests saved %d bytes, not %d - %d" %
-          (saved, n * REQUEST_BYTES, got))
-    got = delta("pooled_gzip_output_bytes_total", **compress)
-    check(0 < got < n * RESPONSE_BYTES, "compressed response bytes: %d" % got)
-    saved = delta("pooled_gzip_saved_bytes_total", **compress)
-    check(saved == n * RESPONSE_BYTES - got,
-          "responses saved %d bytes, not %d - %d" %
-          (saved, n * RESPONSE_BYTES, got))
+    for labels, compressed_side, plain_bytes, what in (
+            (decompress, "pooled_gzip_input_bytes_total", REQUEST_BYTES,
+             "request"),
+            (compress, "pooled_gzip_output_bytes_total", RESPONSE_BYTES,
+             "response")):
+        got = delta(compressed_side, **labels)
+        check(0 < got < n * plain_bytes,
+              "compressed %s bytes: %d" % (what, got))
+        saved = delta("pooled_gzip_saved_bytes_total", **labels)
+        check(saved == n * plain_bytes - got,
+              "%ss saved %d bytes, not %d - %d" %
+              (what, saved, n * plain_bytes, got))
     # Every message took codec time, in both directions, and the process's
     # CPU time moved too.
     for labels in (compress, decompress):

@@ -11,6 +11,8 @@ trap 'rm -rf "$scratch"' EXIT
 
 # shellcheck source=install_into_scratch.sh
 source "$(dirname "${BASH_SOURCE[0]}")/install_into_scratch.sh"
+# shellcheck source=../../scripts/needed_libraries.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/needed_libraries.sh"
 install_into_scratch "$build_dir" "$scratch"
 
 echo "== CMake, pooled_gzip::pooled_gzip before gRPC, and after it"
@@ -40,8 +42,7 @@ echo "== libgrpc ahead of libpooled_gzip in the lookup order"
 c++ -std=c++17 "$consumer_dir/main.cc" -o "$scratch/grpc-first-consumer" \
   $(pkg-config --cflags pooled_gzip) -Wl,--no-as-needed -lgrpc++ -lgrpc \
   $(pkg-config --libs grpc++) -Wl,-rpath,"$libdir" -L"$libdir" -lpooled_gzip
-needed=$(readelf -d "$scratch/grpc-first-consumer" |
-  sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
+needed=$(needed_libraries "$scratch/grpc-first-consumer")
 case "$needed" in
   *libgrpc.so.*libpooled_gzip.so.*) ;;
   *) echo "libgrpc is not ahead of libpooled_gzip: $needed"; exit 1 ;;

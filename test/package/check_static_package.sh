@@ -16,6 +16,8 @@ source_dir=$1
 work_dir=$2
 consumer_dir=$3
 mkdir -p "$work_dir"
+# shellcheck source=../../scripts/needed_libraries.sh
+source "$source_dir/scripts/needed_libraries.sh"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -41,13 +43,7 @@ bin=$work_dir/consumer
 for program in static_pooled_first static_grpc_first static_without_routing \
   static_lto_grpc
 do
-  needed=$(readelf -d "$bin/$program" |
-    sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
-  echo "$program NEEDED: $needed"
-  case "$needed" in
-    *libgrpc*|*libgpr*|*libupb*|*libpooled_gzip*)
-      echo "$program loads gRPC or pooled_gzip as a shared library"; exit 1 ;;
-  esac
+  refuse_shared_grpc "$bin/$program" "$program"
 done
 
 # Runs `server_program server path` and `client_program client path PORT`,
@@ -101,8 +97,7 @@ echo "== a gRPC archive built with -flto (a stand-in), which --wrap misses"
 timeout 120 "$bin/static_lto_grpc"
 echo "== two gRPC cores: the archives, and the shared libgrpc that a"
 echo "   forgotten target (the shared reflection add-on) loads"
-needed=$(readelf -d "$bin/static_two_grpcs" |
-  sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')
+needed=$(needed_libraries "$bin/static_two_grpcs")
 case "$needed" in
   *libgrpc++_reflection*) ;;
   *) echo "static_two_grpcs does not load the shared add-on: $needed"; exit 1 ;;

@@ -31,15 +31,14 @@
 #include "codec/codec.h"
 #include "pool/held_across_fork.h"
 #include "pooled_gzip/options.h"
+#include "round_trip.h"
 
 namespace pooled_gzip::reliability {
 namespace {
 
-using internal::CompressOptions;
-using internal::CompressToString;
-using internal::DecompressToString;
 using internal::Format;
 using support::ChildProcess;
+using test_support::RoundTrips;
 
 constexpr int kForks = 300;
 // Threads churning through the pool while the main thread forks.
@@ -54,18 +53,6 @@ std::string Message(int seed) {
     text += absl::StrCat("fork ", seed, " asks the pool for a context; ");
   }
   return text;
-}
-
-// One message through a writer and a reader of `format` at `level`.
-bool RoundTrip(const std::string& text, Format format, int level) {
-  CompressOptions options;
-  options.format = format;
-  options.level = level;
-  std::string compressed;
-  std::string inflated;
-  return CompressToString(text, options, &compressed).ok() &&
-         DecompressToString(compressed, format, text.size(), &inflated).ok() &&
-         inflated == text;
 }
 
 // The traffic: threads that each do one round trip and exit, and a thread
@@ -101,7 +88,7 @@ class Traffic {
       const Format format = round % 2 == 0 ? Format::kGzip : Format::kZlib;
       const int level = 1 + static_cast<int>(round % 9);
       std::thread([&] {
-        if (!RoundTrip(Message(index), format, level)) ++failures_;
+        if (!RoundTrips(Message(index), format, level)) ++failures_;
       }).join();
       if (round == 0) Started();
     }
@@ -134,14 +121,14 @@ void Say(absl::string_view line) {
 int ForkedChild(int fork_index) {
   Say("forked");
   const std::string text = Message(fork_index);
-  if (!RoundTrip(text, Format::kGzip, kDefaultLevel)) return 1;
+  if (!RoundTrips(text, Format::kGzip, kDefaultLevel)) return 1;
   Say("gzip round trip intact");
-  if (!RoundTrip(text, Format::kZlib, 1)) return 1;
+  if (!RoundTrips(text, Format::kZlib, 1)) return 1;
   Say("zlib round trip intact");
   Options options = GetOptions();
   options.level = 9;
   if (!Configure(options).ok()) return 1;
-  if (!RoundTrip(text, Format::kGzip, kDefaultLevel)) return 1;
+  if (!RoundTrips(text, Format::kGzip, kDefaultLevel)) return 1;
   Say("configured, and round trip intact");
   return 0;
 }

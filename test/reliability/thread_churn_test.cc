@@ -21,6 +21,7 @@
 #include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 #include "process_memory.h"
+#include "round_trip.h"
 
 namespace pooled_gzip::reliability {
 namespace {
@@ -29,6 +30,7 @@ using internal::CompressOptions;
 using internal::CompressToString;
 using internal::DecompressToString;
 using internal::Format;
+using test_support::RoundTrips;
 
 constexpr int kThreads = 10000;
 // Threads alive at once: enough to contend for the byte cap on two cores,
@@ -81,11 +83,7 @@ struct Worker {
       ++*errors;
     }
     // A second round on this thread's now warm free list.
-    if (!CompressToString(text, options, &compressed).ok() ||
-        !DecompressToString(compressed, format, text.size(), &inflated).ok() ||
-        inflated != text) {
-      ++*errors;
-    }
+    if (!RoundTrips(text, format, options.level)) ++*errors;
     NotePooledBytes();
   }
 };

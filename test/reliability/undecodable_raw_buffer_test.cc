@@ -10,6 +10,7 @@
 #include <string>
 
 #include "echo.grpc.pb.h"
+#include "echo_service.h"
 #include "hostile_inputs.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
@@ -63,16 +64,11 @@ TEST_F(UndecodableRawBufferTest, ClientCancelsItsCall) {
 
 TEST_F(UndecodableRawBufferTest, ServerCancelsItsCall) {
   CorruptReplyService service;
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&service);
-  EnableOnServer(builder);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  ASSERT_NE(server, nullptr);
-  auto stub = echo::Echo::NewStub(grpc::CreateChannel(
-      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  const echo::LoopbackServer server = echo::StartLoopbackServer(
+      &service, [](grpc::ServerBuilder& builder) { EnableOnServer(builder); });
+  ASSERT_NE(server.server, nullptr);
+  auto stub = echo::Echo::NewStub(
+      grpc::CreateChannel(server.target(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   echo::EchoRequest request;
   request.set_payload("hello");
@@ -81,7 +77,7 @@ TEST_F(UndecodableRawBufferTest, ServerCancelsItsCall) {
   // Not an error of decompression at the client: the server never sent it.
   EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED)
       << status.error_message();
-  server->Shutdown();
+  server.server->Shutdown();
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "checking_sink.h"
 #include "codec/codec.h"
 #include "codec/isal_backend.h"
 #include "codec/libdeflate_backend.h"
@@ -60,23 +61,7 @@ constexpr Format kFormats[] = {Format::kGzip, Format::kZlib};
 
 using payloads::RandomBytes;
 using payloads::TextLike;
-
-struct LevelRange {
-  int min;
-  int max;
-};
-
-LevelRange LevelsOf(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return {internal::kZlibMinLevel, internal::kZlibMaxLevel};
-    case Backend::kLibdeflate:
-      return {internal::kLibdeflateMinLevel, internal::kLibdeflateMaxLevel};
-    case Backend::kIsal:
-      return {internal::kIsalMinLevel, internal::kIsalMaxLevel};
-  }
-  return {0, 0};
-}
+using test_support::CheckingSink;
 
 // ---------------------------------------------------------------------------
 // Slicing, sinks.
@@ -136,46 +121,6 @@ std::vector<absl::string_view> Slice(absl::string_view data, Slicing slicing,
   return pieces;
 }
 
-// Records what the codec did with it: hands out chunks of at most
-// `max_chunk` bytes (whatever the hint), counts every byte it handed out,
-// and checks the chunk protocol (a hint of at least one byte, one commit
-// per chunk, never more than the chunk).
-class TestSink final : public ChunkSink {
- public:
-  explicit TestSink(size_t max_chunk = kNoLimit) : max_chunk_(max_chunk) {}
-
-  absl::Span<char> NextChunk(size_t size_hint) override {
-    EXPECT_FALSE(open_) << "NextChunk before CommitChunk";
-    EXPECT_GT(size_hint, 0u);
-    open_ = true;
-    chunk_.assign(std::min(std::max<size_t>(size_hint, 1), max_chunk_), '\x5a');
-    given_ += chunk_.size();
-    ++chunks_;
-    return absl::MakeSpan(chunk_);
-  }
-
-  void CommitChunk(size_t used) override {
-    EXPECT_TRUE(open_) << "CommitChunk without NextChunk";
-    EXPECT_LE(used, chunk_.size());
-    open_ = false;
-    out_.append(chunk_.data(), std::min(used, chunk_.size()));
-  }
-
-  const std::string& out() const { return out_; }
-  size_t given() const { return given_; }
-  int chunks() const { return chunks_; }
-  // A chunk was handed out and never committed: a gRPC slice sink leaks it.
-  bool open() const { return open_; }
-
- private:
-  size_t max_chunk_;
-  std::string chunk_;
-  std::string out_;
-  size_t given_ = 0;
-  int chunks_ = 0;
-  bool open_ = false;
-};
-
 // Hands out the hinted size from one scratch buffer (reused, never filled
 // in), so that a bomb costs no memory here; counts bytes handed out.
 class CountingSink final : public ChunkSink {
@@ -214,7 +159,7 @@ absl::Status CompressWith(Backend backend, Format format, int level,
 
 std::string Compressed(Backend backend, Format format, int level,
                        absl::string_view data) {
-  TestSink sink;
+  CheckingSink sink;
   const absl::Status status =
       CompressWith(backend, format, level, {data}, &sink);
   EXPECT_TRUE(status.ok()) << status;
@@ -232,7 +177,7 @@ Answer DecompressWith(Backend backend, Format format,
                       absl::Span<const absl::string_view> pieces, size_t limit,
                       size_t max_chunk = kNoLimit,
                       Strictness strictness = Strictness::kDecoder) {
-  TestSink sink(max_chunk);
+  CheckingSink sink(max_chunk);
   const absl::Status status =
       Decompress(pieces, format, limit, &sink, backend, strictness);
   EXPECT_FALSE(sink.open())
@@ -323,7 +268,7 @@ class BackendRoundTripTest : public testing::TestWithParam<RoundTripParam> {
                               " level ", level(), ", ", data.size(), " bytes, ",
                               SlicingName(slicing), ", chunks <= ", max_chunk));
     const std::vector<absl::string_view> pieces = Slice(data, slicing);
-    TestSink sink(max_chunk);
+    CheckingSink sink(max_chunk);
     const absl::Status status =
         CompressWith(backend(), format(), level(), pieces, &sink);
     ASSERT_TRUE(status.ok()) << status;
@@ -371,7 +316,7 @@ class BackendRoundTripTest : public testing::TestWithParam<RoundTripParam> {
         internal::NewInflater({backend(), format()});
     ASSERT_NE(inflater, nullptr);
     const size_t fresh = inflater->HeapBytes();
-    TestSink sink(max_chunk);
+    CheckingSink sink(max_chunk);
     ASSERT_TRUE(inflater->Inflate(pieces, data.size(), &sink).ok());
     EXPECT_TRUE(sink.out() == data);
     ASSERT_TRUE(inflater->Reset());
@@ -436,7 +381,7 @@ TEST(BackendLargeTest, FourMiB) {
       for (Slicing slicing : {Slicing::kWhole, Slicing::kRandomCuts}) {
         SCOPED_TRACE(absl::StrCat(BackendName(backend), " ", FormatName(format),
                                   " ", SlicingName(slicing)));
-        TestSink sink;
+        CheckingSink sink;
         ASSERT_TRUE(CompressWith(backend, format, kDefaultLevel,
                                  Slice(text, slicing), &sink)
                         .ok());
@@ -495,7 +440,7 @@ TEST(BackendLevelsTest, LevelsAreResolvedPerBackend) {
       EXPECT_EQ(ResolveLevel(backend, bad).status().code(),
                 absl::StatusCode::kInvalidArgument)
           << BackendName(backend) << " level " << bad;
-      TestSink sink;
+      CheckingSink sink;
       EXPECT_EQ(
           CompressWith(backend, Format::kGzip, bad, {"data"}, &sink).code(),
           absl::StatusCode::kInvalidArgument);
@@ -629,7 +574,7 @@ TEST(CrossDecodeTest, FastPathsTakePlainStreamsAndZlibTheRest) {
       ASSERT_NE(inflater, nullptr);
       const size_t fresh = inflater->HeapBytes();
       const std::string compressed = plain_zlib::Deflate(data, format);
-      TestSink sink;
+      CheckingSink sink;
       ASSERT_TRUE(inflater->Inflate({compressed}, kNoLimit, &sink).ok());
       EXPECT_TRUE(sink.out() == data);
       ASSERT_TRUE(inflater->Reset());
@@ -654,7 +599,7 @@ TEST(CrossDecodeTest, FastPathsTakePlainStreamsAndZlibTheRest) {
     std::unique_ptr<internal::Inflater> inflater =
         internal::NewInflater({backend, Format::kGzip});
     const size_t fresh = inflater->HeapBytes();
-    TestSink sink;
+    CheckingSink sink;
     ASSERT_TRUE(inflater->Inflate({named}, kNoLimit, &sink).ok());
     EXPECT_TRUE(sink.out() == data);
     EXPECT_GT(inflater->HeapBytes(), fresh + 5000) << BackendName(backend);
@@ -673,7 +618,7 @@ TEST(ZlibFallbackTest, ResumesAfterCommittedOutputAndInTheOpenChunk) {
         if (committed + open > data.size() + 1) continue;
         SCOPED_TRACE(absl::StrCat(FormatName(format), " committed ", committed,
                                   " open ", open));
-        TestSink sink;
+        CheckingSink sink;
         // What the faster decoder left: `committed` bytes, then a chunk.
         if (committed > 0) {
           absl::Span<char> chunk = sink.NextChunk(committed);
@@ -693,7 +638,7 @@ TEST(ZlibFallbackTest, ResumesAfterCommittedOutputAndInTheOpenChunk) {
         EXPECT_GT(fallback.HeapBytes(), 0u);
         fallback.Reset();
         // And the limit still counts from the message's first byte.
-        TestSink short_sink;
+        CheckingSink short_sink;
         EXPECT_EQ(
             fallback.Inflate({compressed}, data.size() - 1, &short_sink).code(),
             absl::StatusCode::kResourceExhausted);
@@ -996,15 +941,38 @@ void PutFixedLiteral(uint8_t literal, BitWriter* out) {
   out->PutCode(0x30 + literal, 8);
 }
 
+// A fixed block's header, and 'a' as its first literal.
+void PutFixedBlockOfA(bool final_block, BitWriter* out) {
+  out->Put(final_block ? 1 : 0, 1);
+  out->Put(1, 2);
+  PutFixedLiteral('a', out);
+}
+
+// A Huffman codeword: its bits, most significant first, and its length.
+struct Codeword {
+  uint32_t bits;
+  int length;
+};
+
+// The last block, a dynamic one after what `w` holds already: `header`,
+// then `body`.
+std::string LastDynamicBlock(const DynamicHeader& header,
+                             const std::vector<Codeword>& body,
+                             BitWriter w = BitWriter()) {
+  PutDynamicHeader(header, true, &w);
+  for (const Codeword& codeword : body) {
+    w.PutCode(codeword.bits, codeword.length);
+  }
+  return w.Finish();
+}
+
 std::vector<StrictCase> StrictCases() {
   std::vector<StrictCase> cases;
   // A fixed block: 'a', then a reserved length symbol (libdeflate: 258)
   // at distance 1.
   for (int symbol : {286, 287}) {
     BitWriter w;
-    w.Put(1, 1);
-    w.Put(1, 2);
-    PutFixedLiteral('a', &w);
+    PutFixedBlockOfA(true, &w);
     w.PutCode(0xc0 + (symbol - 280), 8);
     w.PutCode(0, 5);
     w.PutCode(0, 7);
@@ -1017,9 +985,7 @@ std::vector<StrictCase> StrictCases() {
   // 13 extra bits).
   for (int symbol : {30, 31}) {
     BitWriter w;
-    w.Put(1, 1);
-    w.Put(1, 2);
-    PutFixedLiteral('a', &w);
+    PutFixedBlockOfA(true, &w);
     for (int i = 0; i < 96; ++i) {
       w.PutCode(0xc5, 8);  // 285: length 258
       w.PutCode(0, 5);
@@ -1041,119 +1007,69 @@ std::vector<StrictCase> StrictCases() {
     header.litlen = CompleteCode(litlen_count, 8);
     header.dist =
         dist_count == 1 ? std::vector<int>{0} : CompleteCode(dist_count, 4);
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
     const std::vector<uint32_t> codes = CanonicalCodes(header.litlen);
-    for (char c : std::string("hi")) {
-      w.PutCode(codes[static_cast<uint8_t>(c)], header.litlen[c]);
+    std::vector<Codeword> body;
+    for (int symbol : {int{'h'}, int{'i'}, 256}) {
+      body.push_back({codes[symbol], header.litlen[symbol]});
     }
-    w.PutCode(codes[256], header.litlen[256]);
     cases.push_back({absl::StrCat("dynamic_", litlen_count, "_", dist_count),
-                     w.Finish(), "hi", "too many length or distance symbols",
+                     LastDynamicBlock(header, body), "hi",
+                     "too many length or distance symbols",
                      Backend::kLibdeflate});
   }
+  // The literal/length codes of the cases below: 'a' 0 and end-of-block 1;
+  // or 'a' 0, end-of-block 10 and length 3 11.
+  const std::vector<int> a_end = Lengths(257, {{'a', 1}, {256, 1}});
+  const std::vector<int> a_end_3 = Lengths(258, {{'a', 1}, {256, 2}, {257, 2}});
+  constexpr Codeword a = {0, 1};
+  constexpr Codeword end_1 = {1, 1};
+  constexpr Codeword end_2 = {2, 2};
+  constexpr Codeword length_3 = {3, 2};
   // 'a' (1 bit, code 0) and end-of-block (2 bits, code 10): a literal/length
   // code with a codeword no symbol has; ISA-L takes it, never used.
-  {
-    DynamicHeader header;
-    header.litlen = Lengths(257, {{'a', 1}, {256, 2}});
-    header.dist = {0};
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
-    for (int i = 0; i < 5; ++i) w.PutCode(0, 1);
-    w.PutCode(2, 2);
-    cases.push_back({"incomplete_litlen", w.Finish(), "aaaaa",
-                     "invalid literal/lengths set", Backend::kIsal});
-  }
-  // 'a' 0, end-of-block 10, length 3 11; one 2-bit distance code (00):
-  // an incomplete distance code, "a" then 3 more at distance 1.
-  const std::vector<int> a_end_3 = Lengths(258, {{'a', 1}, {256, 2}, {257, 2}});
-  {
-    DynamicHeader header;
-    header.litlen = a_end_3;
-    header.dist = {2, 0};
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
-    w.PutCode(0, 1);
-    w.PutCode(3, 2);
-    w.PutCode(0, 2);
-    w.PutCode(2, 2);
-    cases.push_back({"incomplete_dist", w.Finish(), "aaaa",
-                     "invalid distances set", Backend::kIsal});
-  }
+  cases.push_back({"incomplete_litlen",
+                   LastDynamicBlock({Lengths(257, {{'a', 1}, {256, 2}}), {0}},
+                                    {a, a, a, a, a, end_2}),
+                   "aaaaa", "invalid literal/lengths set", Backend::kIsal});
+  // 'a', end-of-block and length 3; one 2-bit distance code (00): an
+  // incomplete distance code, "a" then 3 more at distance 1.
+  cases.push_back(
+      {"incomplete_dist",
+       LastDynamicBlock({a_end_3, {2, 0}}, {a, length_3, {0, 2}, end_2}),
+       "aaaa", "invalid distances set", Backend::kIsal});
   // The code-length code without 18: incomplete.
-  {
-    DynamicHeader header;
-    header.litlen = Lengths(257, {{'a', 1}, {256, 1}});
-    header.dist = {0};
-    header.precode_without_18 = true;
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
-    w.PutCode(0, 1);
-    w.PutCode(0, 1);
-    w.PutCode(1, 1);
-    cases.push_back({"incomplete_precode", w.Finish(), "aa",
-                     "invalid code lengths set", Backend::kIsal});
-  }
+  DynamicHeader without_18 = {a_end, {0}};
+  without_18.precode_without_18 = true;
+  cases.push_back({"incomplete_precode",
+                   LastDynamicBlock(without_18, {a, a, end_1}), "aa",
+                   "invalid code lengths set", Backend::kIsal});
   // A run of zeros 10 past the last distance length.
-  {
-    DynamicHeader header;
-    header.litlen = Lengths(257, {{'a', 1}, {256, 1}});
-    header.dist = {0};
-    header.extra_zeros = 10;
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
-    for (int i = 0; i < 3; ++i) w.PutCode(0, 1);
-    w.PutCode(1, 1);
-    cases.push_back({"repeat_past_end", w.Finish(), "aaa",
-                     "invalid bit length repeat", Backend::kLibdeflate,
-                     kLibdeflateRepeatsPastTheEnd});
-  }
+  DynamicHeader repeat_past_end = {a_end, {0}};
+  repeat_past_end.extra_zeros = 10;
+  cases.push_back({"repeat_past_end",
+                   LastDynamicBlock(repeat_past_end, {a, a, a, end_1}), "aaa",
+                   "invalid bit length repeat", Backend::kLibdeflate,
+                   kLibdeflateRepeatsPastTheEnd});
   // One 1-bit distance code, and a match using its unused codeword 1
   // (libdeflate: the one distance, 1).
-  {
-    DynamicHeader header;
-    header.litlen = a_end_3;
-    header.dist = {1};
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
-    w.PutCode(0, 1);
-    w.PutCode(3, 2);
-    w.PutCode(1, 1);
-    w.PutCode(2, 2);
-    cases.push_back({"one_dist_code_other_bit", w.Finish(), "aaaa",
-                     "invalid distance code", Backend::kLibdeflate});
-  }
+  cases.push_back(
+      {"one_dist_code_other_bit",
+       LastDynamicBlock({a_end_3, {1}}, {a, length_3, {1, 1}, end_2}), "aaaa",
+       "invalid distance code", Backend::kLibdeflate});
   // No distance code at all, and a match (libdeflate: distance 1, 1 bit).
-  {
-    DynamicHeader header;
-    header.litlen = a_end_3;
-    header.dist = {0};
-    BitWriter w;
-    PutDynamicHeader(header, true, &w);
-    w.PutCode(0, 1);
-    w.PutCode(3, 2);
-    w.PutCode(0, 1);
-    w.PutCode(2, 2);
-    cases.push_back({"no_dist_code_used", w.Finish(), "aaaa",
-                     "invalid distance code", Backend::kLibdeflate});
-  }
+  cases.push_back(
+      {"no_dist_code_used",
+       LastDynamicBlock({a_end_3, {0}}, {a, length_3, {0, 1}, end_2}), "aaaa",
+       "invalid distance code", Backend::kLibdeflate});
   // A fixed block with 'a', then a last block whose only literal/length
   // code is a 1-bit end-of-block, ended by the unused codeword 1.
-  {
-    DynamicHeader header;
-    header.litlen = Lengths(257, {{256, 1}});
-    header.dist = {0};
-    BitWriter w;
-    w.Put(0, 1);
-    w.Put(1, 2);
-    PutFixedLiteral('a', &w);
-    w.PutCode(0, 7);
-    PutDynamicHeader(header, true, &w);
-    w.PutCode(1, 1);
-    cases.push_back({"one_litlen_code_other_bit", w.Finish(), "a",
-                     "invalid literal/length code", Backend::kLibdeflate});
-  }
+  BitWriter fixed_a;
+  PutFixedBlockOfA(false, &fixed_a);
+  fixed_a.PutCode(0, 7);
+  cases.push_back(
+      {"one_litlen_code_other_bit",
+       LastDynamicBlock({Lengths(257, {{256, 1}}), {0}}, {{1, 1}}, fixed_a),
+       "a", "invalid literal/length code", Backend::kLibdeflate});
   return cases;
 }
 
@@ -1373,29 +1289,26 @@ std::string DeflatedZeros(int mib) {
 // `body` (DeflatedZeros(mib)) wrapped in `format`, with checksums combined
 // from one MiB's: one deflate run serves both formats.
 std::string ZerosBomb(Format format, const std::string& body, int mib) {
+  const bool gzip = format == Format::kGzip;
+  std::string stream = gzip ? std::string("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10)
+                            : std::string("\x78\x9c", 2);
+  stream += body;
+  // The trailer: gzip's CRC-32 and size, little-endian; zlib's Adler-32,
+  // big-endian.
+  const auto update = gzip ? crc32 : adler32;
+  const auto combine = gzip ? crc32_combine : adler32_combine;
+  const uLong empty = update(0, nullptr, 0);
   const std::vector<Bytef> zeros(kMiB, 0);
-  std::string stream;
+  const uLong one = update(empty, zeros.data(), kMiB);
+  uLong check = empty;
+  for (int i = 0; i < mib; ++i) check = combine(check, one, kMiB);
   auto put = [&](uint32_t value, bool big_endian) {
     for (int i = 0; i < 4; ++i) {
       stream += static_cast<char>(value >> (8 * (big_endian ? 3 - i : i)));
     }
   };
-  if (format == Format::kGzip) {
-    const uLong one = crc32(0, zeros.data(), kMiB);
-    uLong crc = 0;
-    for (int i = 0; i < mib; ++i) crc = crc32_combine(crc, one, kMiB);
-    stream.assign("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10);
-    stream += body;
-    put(static_cast<uint32_t>(crc), false);
-    put(static_cast<uint32_t>(mib * kMiB), false);
-  } else {
-    const uLong one = adler32(1, zeros.data(), kMiB);
-    uLong adler = 1;
-    for (int i = 0; i < mib; ++i) adler = adler32_combine(adler, one, kMiB);
-    stream.assign("\x78\x9c", 2);
-    stream += body;
-    put(static_cast<uint32_t>(adler), true);
-  }
+  put(static_cast<uint32_t>(check), !gzip);
+  if (gzip) put(static_cast<uint32_t>(mib * kMiB), false);
   return stream;
 }
 
@@ -1451,7 +1364,7 @@ TEST(CompressLimitTest, IncompressibleStopsAndTheDeflaterStaysPooled) {
       const uint64_t created = GetPoolStats().writers.created;
       const uint64_t discarded = GetPoolStats().writers.discarded;
       for (size_t max : {noise.size() - 1, size_t{1000}, size_t{1}}) {
-        TestSink sink;
+        CheckingSink sink;
         const absl::Status status =
             CompressWith(backend, format, kDefaultLevel, {noise}, &sink, max);
         EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted)
@@ -1477,13 +1390,13 @@ TEST(CompressLimitTest, ExactLimitIsAccepted) {
     for (Format format : kFormats) {
       const std::string compressed =
           Compressed(backend, format, kDefaultLevel, text);
-      TestSink at;
+      CheckingSink at;
       EXPECT_TRUE(CompressWith(backend, format, kDefaultLevel, {text}, &at,
                                compressed.size())
                       .ok())
           << BackendName(backend);
       EXPECT_EQ(at.out(), compressed);
-      TestSink under;
+      CheckingSink under;
       EXPECT_EQ(CompressWith(backend, format, kDefaultLevel, {text}, &under,
                              compressed.size() - 1)
                     .code(),
@@ -1499,7 +1412,7 @@ TEST(CompressChunksTest, IncompressibleOutputTakesFewChunks) {
   const std::string noise = RandomBytes(kMiB, 54);
   for (Backend backend : kBackends) {
     for (int level : {LevelsOf(backend).min, kDefaultLevel}) {
-      TestSink sink;
+      CheckingSink sink;
       ASSERT_TRUE(
           CompressWith(backend, Format::kGzip, level, {noise}, &sink).ok());
       const size_t expected_chunks = sink.out().size() / (127 * kKiB) + 1;
@@ -1517,13 +1430,13 @@ TEST(CompressChunksTest, IncompressibleOutputTakesFewChunks) {
 TEST(IsalTrapTest, EveryMessageOfAReusedDeflaterHasItsHeader) {
   const std::string text = TextLike(4096, 61);
   for (Format format : kFormats) {
-    for (int level = internal::kIsalMinLevel; level <= internal::kIsalMaxLevel;
-         ++level) {
+    for (int level = LevelsOf(Backend::kIsal).min;
+         level <= LevelsOf(Backend::kIsal).max; ++level) {
       std::unique_ptr<internal::Deflater> deflater =
           internal::NewDeflater({Backend::kIsal, format, level});
       ASSERT_NE(deflater, nullptr);
       for (int message = 1; message <= 3; ++message) {
-        TestSink sink;
+        CheckingSink sink;
         ASSERT_TRUE(deflater->Deflate({text}, kNoLimit, &sink).ok());
         const std::string& out = sink.out();
         ASSERT_GE(out.size(), 2u);
@@ -1575,8 +1488,8 @@ TEST(HeapBytesTest, LibdeflateSizesMatchTheLibrary) {
   // Counting malloc with plain free: compatible with objects allocated
   // before or after the switch.
   libdeflate_set_memory_allocator(CountingMalloc, std::free);
-  for (int level = internal::kLibdeflateMinLevel;
-       level <= internal::kLibdeflateMaxLevel; ++level) {
+  for (int level = LevelsOf(Backend::kLibdeflate).min;
+       level <= LevelsOf(Backend::kLibdeflate).max; ++level) {
     g_allocated = 0;
     libdeflate_compressor* c = libdeflate_alloc_compressor(level);
     ASSERT_NE(c, nullptr);
@@ -1633,7 +1546,7 @@ TEST(HeapBytesTest, LibdeflateBuffersAreKeptUntilFreed) {
   EXPECT_FALSE(deflater->FreeBuffers()) << "a fresh deflater keeps none";
   const std::string big = TextLike(3 * kMiB, 72);
   for (int message = 0; message < 2; ++message) {
-    TestSink sink;
+    CheckingSink sink;
     ASSERT_TRUE(deflater->Deflate({big, "x"}, kNoLimit, &sink).ok());
     ASSERT_TRUE(deflater->Reset());
     // A gathered copy of the input and an output buffer of its bound.
@@ -1645,7 +1558,7 @@ TEST(HeapBytesTest, LibdeflateBuffersAreKeptUntilFreed) {
   }
   EXPECT_TRUE(deflater->FreeBuffers());
   EXPECT_EQ(deflater->HeapBytes(), fresh);
-  TestSink sink;
+  CheckingSink sink;
   ASSERT_TRUE(deflater->Deflate({big, "x"}, kNoLimit, &sink).ok());
 }
 

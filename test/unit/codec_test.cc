@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "checking_sink.h"
 #include "codec/zlib_backend.h"
 #include "gtest/gtest.h"
 #include "plain_zlib.h"
@@ -36,6 +37,7 @@ constexpr size_t kNoLimit = ~size_t{0};
 using payloads::RandomBytes;
 using payloads::TextLike;
 using plain_zlib::Deflate;
+using test_support::CheckingSink;
 
 std::string Compressed(absl::string_view data, Format format,
                        int level = kDefaultLevel) {
@@ -46,39 +48,6 @@ std::string Compressed(absl::string_view data, Format format,
   EXPECT_TRUE(CompressToString(data, options, &out).ok());
   return out;
 }
-
-// Hands out chunks of at most `max_chunk` bytes, whatever the hint, and
-// records what it was asked for.
-class SmallChunkSink final : public ChunkSink {
- public:
-  explicit SmallChunkSink(size_t max_chunk) : max_chunk_(max_chunk) {}
-
-  absl::Span<char> NextChunk(size_t size_hint) override {
-    EXPECT_FALSE(open_) << "NextChunk before CommitChunk";
-    EXPECT_GT(size_hint, 0u);
-    open_ = true;
-    chunk_.assign(std::min(std::max<size_t>(size_hint, 1), max_chunk_), '\0');
-    ++chunks_;
-    return absl::MakeSpan(chunk_);
-  }
-  void CommitChunk(size_t used) override {
-    EXPECT_TRUE(open_) << "CommitChunk without NextChunk";
-    EXPECT_LE(used, chunk_.size());
-    open_ = false;
-    out_.append(chunk_.data(), std::min(used, chunk_.size()));
-  }
-
-  const std::string& out() const { return out_; }
-  int chunks() const { return chunks_; }
-  bool open() const { return open_; }
-
- private:
-  size_t max_chunk_;
-  std::string chunk_;
-  std::string out_;
-  int chunks_ = 0;
-  bool open_ = false;
-};
 
 // Returns exactly the hinted size from one scratch buffer, and counts how
 // many bytes it was asked for in total. Keeps no output.
@@ -111,42 +80,22 @@ std::vector<absl::string_view> Split(absl::string_view data, size_t piece) {
 // ---------------------------------------------------------------------------
 // Round trips, parameterised by format, payload and level.
 
-enum class Payload { kEmpty, kOneByte, kOneKiB, kOneMiBText, kRandom256KiB };
+// A payload of the round trips: its name in test names, and how it is made.
+struct Payload {
+  const char* name;
+  std::string (*make)();
+};
 
-std::string MakePayload(Payload payload) {
-  switch (payload) {
-    case Payload::kEmpty:
-      return "";
-    case Payload::kOneByte:
-      return "x";
-    case Payload::kOneKiB:
-      return TextLike(kKiB);
-    case Payload::kOneMiBText:
-      return TextLike(kMiB);
-    case Payload::kRandom256KiB:
-      return RandomBytes(256 * kKiB);
-  }
-  return "";
-}
-
-std::string PayloadName(Payload payload) {
-  switch (payload) {
-    case Payload::kEmpty:
-      return "Empty";
-    case Payload::kOneByte:
-      return "OneByte";
-    case Payload::kOneKiB:
-      return "OneKiB";
-    case Payload::kOneMiBText:
-      return "OneMiBText";
-    case Payload::kRandom256KiB:
-      return "Random256KiB";
-  }
-  return "";
-}
+const Payload kPayloads[] = {
+    {"Empty", [] { return std::string(); }},
+    {"OneByte", [] { return std::string("x"); }},
+    {"OneKiB", [] { return TextLike(kKiB); }},
+    {"OneMiBText", [] { return TextLike(kMiB); }},
+    {"Random256KiB", [] { return RandomBytes(256 * kKiB); }},
+};
 
 // Readable parameters in test output and CTest names.
-void PrintTo(Payload payload, std::ostream* os) { *os << PayloadName(payload); }
+void PrintTo(const Payload& payload, std::ostream* os) { *os << payload.name; }
 
 using RoundTripParam = std::tuple<Format, Payload, int>;
 
@@ -155,7 +104,7 @@ class RoundTripTest : public testing::TestWithParam<RoundTripParam> {
   Format format() const { return std::get<0>(GetParam()); }
   int level() const { return std::get<2>(GetParam()); }
   const std::string& payload() {
-    if (payload_.empty()) payload_ = MakePayload(std::get<1>(GetParam()));
+    if (payload_.empty()) payload_ = std::get<1>(GetParam()).make();
     return payload_;
   }
 
@@ -164,11 +113,7 @@ class RoundTripTest : public testing::TestWithParam<RoundTripParam> {
 };
 
 TEST_P(RoundTripTest, OurCompressPlainInflate) {
-  std::string compressed;
-  CompressOptions options;
-  options.format = format();
-  options.level = level();
-  ASSERT_TRUE(CompressToString(payload(), options, &compressed).ok());
+  const std::string compressed = Compressed(payload(), format(), level());
   std::string inflated;
   ASSERT_TRUE(plain_zlib::InflateOne(compressed, format(), &inflated));
   EXPECT_EQ(inflated, payload());
@@ -186,11 +131,7 @@ TEST_P(RoundTripTest, PlainDeflateOurDecompress) {
 TEST_P(RoundTripTest, OurCompressOurDecompress) {
   // Twice, so the second pass runs on pooled contexts.
   for (int pass = 0; pass < 2; ++pass) {
-    std::string compressed;
-    CompressOptions options;
-    options.format = format();
-    options.level = level();
-    ASSERT_TRUE(CompressToString(payload(), options, &compressed).ok());
+    const std::string compressed = Compressed(payload(), format(), level());
     std::string inflated;
     const absl::Status status =
         DecompressToString(compressed, format(), kNoLimit, &inflated);
@@ -205,7 +146,7 @@ TEST_P(RoundTripTest, SmallChunksBothWays) {
   options.format = format();
   options.level = level();
   const absl::string_view input = payload();
-  SmallChunkSink compressed(4 * kKiB);
+  CheckingSink compressed(4 * kKiB);
   ASSERT_TRUE(
       Compress(absl::MakeConstSpan(&input, 1), options, &compressed).ok());
   EXPECT_FALSE(compressed.open());
@@ -215,7 +156,7 @@ TEST_P(RoundTripTest, SmallChunksBothWays) {
 
   const std::string plain = Deflate(payload(), format(), level());
   const absl::string_view plain_view = plain;
-  SmallChunkSink decompressed(4 * kKiB);
+  CheckingSink decompressed(4 * kKiB);
   const absl::Status status =
       Decompress(absl::MakeConstSpan(&plain_view, 1), format(),
                  payload().size(), &decompressed);
@@ -231,15 +172,13 @@ TEST_P(RoundTripTest, SmallChunksBothWays) {
 INSTANTIATE_TEST_SUITE_P(
     AllFormatsSizesLevels, RoundTripTest,
     testing::Combine(testing::Values(Format::kGzip, Format::kZlib),
-                     testing::Values(Payload::kEmpty, Payload::kOneByte,
-                                     Payload::kOneKiB, Payload::kOneMiBText,
-                                     Payload::kRandom256KiB),
+                     testing::ValuesIn(kPayloads),
                      testing::Values(-1, 0, 1, 9)),
     [](const testing::TestParamInfo<RoundTripParam>& info) {
       const int level = std::get<2>(info.param);
       return std::string(std::get<0>(info.param) == Format::kGzip ? "Gzip"
                                                                   : "Zlib") +
-             PayloadName(std::get<1>(info.param)) + "Level" +
+             std::get<1>(info.param).name + "Level" +
              (level < 0 ? "Default" : std::to_string(level));
     });
 
@@ -268,7 +207,7 @@ TEST_P(CodecTest, ManySmallPiecesIntoSmallChunks) {
   ASSERT_EQ(pieces.size(), 1000u);
   CompressOptions options;
   options.format = format();
-  SmallChunkSink compressed(13);
+  CheckingSink compressed(13);
   ASSERT_TRUE(Compress(pieces, options, &compressed).ok());
   EXPECT_GT(compressed.chunks(), 10);
   std::string inflated;
@@ -278,7 +217,7 @@ TEST_P(CodecTest, ManySmallPiecesIntoSmallChunks) {
   // And back: the compressed stream in 7-byte pieces, out in 13-byte chunks.
   const std::vector<absl::string_view> compressed_pieces =
       Split(compressed.out(), 7);
-  SmallChunkSink decompressed(13);
+  CheckingSink decompressed(13);
   const absl::Status status =
       Decompress(compressed_pieces, format(), data.size(), &decompressed);
   ASSERT_TRUE(status.ok()) << status;
@@ -531,7 +470,7 @@ TEST_P(CodecTest, PooledContextsWorkWithSmallChunkSinks) {
   options.format = format();
   for (int i = 0; i < 5; ++i) {
     const absl::string_view input = data;
-    SmallChunkSink compressed(100 + i * 37);
+    CheckingSink compressed(100 + i * 37);
     ASSERT_TRUE(
         Compress(absl::MakeConstSpan(&input, 1), options, &compressed).ok());
     std::string inflated;
@@ -541,7 +480,7 @@ TEST_P(CodecTest, PooledContextsWorkWithSmallChunkSinks) {
 
     const std::string plain = Deflate(data, format());
     const absl::string_view plain_view = plain;
-    SmallChunkSink decompressed(100 + i * 37);
+    CheckingSink decompressed(100 + i * 37);
     ASSERT_TRUE(Decompress(absl::MakeConstSpan(&plain_view, 1), format(),
                            data.size(), &decompressed)
                     .ok())
@@ -639,7 +578,7 @@ TEST_P(CodecTest, SmallMessageIsOneChunk) {
     const absl::string_view input = data;
     CompressOptions options;
     options.format = format();
-    SmallChunkSink sink(kMiB);
+    CheckingSink sink(kMiB);
     ASSERT_TRUE(Compress(absl::MakeConstSpan(&input, 1), options, &sink).ok());
     EXPECT_EQ(sink.chunks(), 1) << size;
     std::string inflated;
@@ -696,14 +635,10 @@ TEST(CodecMiscTest, ZeroByteCapPoolsNothing) {
   Options options_without_room = original;
   options_without_room.max_pooled_bytes = 0;
   ASSERT_TRUE(Configure(options_without_room).ok());
-  // A key no other test uses, so no idle context of it exists yet.
-  CompressOptions options;
-  options.format = Format::kZlib;
-  options.level = 2;
   const PoolStats before = GetPoolStats();
-  std::string compressed;
-  ASSERT_TRUE(CompressToString("abc", options, &compressed).ok());
-  ASSERT_TRUE(CompressToString("abc", options, &compressed).ok());
+  // A key no other test uses, so no idle context of it exists yet.
+  Compressed("abc", Format::kZlib, 2);
+  Compressed("abc", Format::kZlib, 2);
   const PoolStats after = GetPoolStats();
   ASSERT_TRUE(Configure(original).ok());
   EXPECT_EQ(after.reused, before.reused);
@@ -716,10 +651,7 @@ TEST(CodecMiscTest, PooledBytesMatchIdleContexts) {
   // An idle context is accounted with the heap zlib holds for it, which for
   // a deflate context is well above 100 KiB at memLevel 8, windowBits 15.
   const PoolStats before = GetPoolStats();
-  CompressOptions options;
-  options.level = 3;
-  std::string compressed;
-  ASSERT_TRUE(CompressToString("abc", options, &compressed).ok());
+  Compressed("abc", Format::kGzip, 3);
   const PoolStats after = GetPoolStats();
   EXPECT_EQ(after.pooled, before.pooled + 1);
   EXPECT_GT(after.pooled_bytes - before.pooled_bytes, 100 * kKiB);

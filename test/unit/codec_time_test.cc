@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "codec/chunk_sink.h"
 #include "codec/codec.h"
@@ -66,29 +68,65 @@ const std::string& Text() {
   return *text;
 }
 
+// One call of the codec onto a SlowSink, `call(&sink)`, and what it added to
+// the rows of its direction, format and backend.
+struct TimedCall {
+  absl::Status status;
+  std::string out;
+  uint64_t chunks = 0;
+  uint64_t sink_nanoseconds = 0;  // what the sink is known to have spent
+  uint64_t wall = 0;              // measured around the call
+  uint64_t messages = 0;
+  uint64_t skipped = 0;
+  uint64_t counted = 0;  // codec_nanoseconds
+};
+
+template <typename Call>
+TimedCall Timed(bool compressing, Format format, Backend backend,
+                const Call& call) {
+  const std::string algorithm(FormatName(format));
+  const std::string name(BackendName(backend));
+  TimedCall timed;
+  SlowSink sink(&timed.out);
+  const auto before = Totals(compressing, algorithm, name);
+  const steady_clock::time_point start = steady_clock::now();
+  timed.status = call(&sink);
+  timed.wall = Nanoseconds(steady_clock::now() - start);
+  const auto after = Totals(compressing, algorithm, name);
+  timed.chunks = sink.chunks();
+  timed.sink_nanoseconds = sink.SpentNanoseconds();
+  timed.messages = after.messages - before.messages;
+  timed.skipped = after.skipped - before.skipped;
+  timed.counted = after.codec_nanoseconds - before.codec_nanoseconds;
+  return timed;
+}
+
+// One message, counted with at least the sink's time and at most the
+// call's.
+void ExpectSinksTimeAndNoMoreThanTheCall(const TimedCall& timed,
+                                         const std::string& what) {
+  ASSERT_EQ(timed.messages, 1u) << what;
+  ASSERT_GE(timed.chunks, 1u);
+  EXPECT_GE(timed.counted, timed.sink_nanoseconds)
+      << what << ": " << timed.chunks << " chunks";
+  EXPECT_LE(timed.counted, timed.wall) << what;
+}
+
 TEST(CodecTime, CompressCountsTheSinksTimeAndNoMoreThanTheCall) {
   for (Format format : {Format::kGzip, Format::kZlib}) {
     for (Backend backend : kBackends) {
-      const std::string algorithm(FormatName(format));
-      const std::string name(BackendName(backend));
+      const std::string what =
+          absl::StrCat(FormatName(format), " ", BackendName(backend));
       CompressOptions options;
       options.format = format;
       options.backend = backend;
-      std::string out;
-      SlowSink sink(&out);
       const absl::string_view input = Text();
-      const auto before = Totals(/*compressing=*/true, algorithm, name);
-      const steady_clock::time_point start = steady_clock::now();
-      ASSERT_TRUE(Compress({&input, 1}, options, &sink).ok());
-      const uint64_t wall = Nanoseconds(steady_clock::now() - start);
-      const auto after = Totals(/*compressing=*/true, algorithm, name);
-      ASSERT_EQ(after.messages - before.messages, 1u) << algorithm << name;
-      ASSERT_GE(sink.chunks(), 1u);
-      const uint64_t counted =
-          after.codec_nanoseconds - before.codec_nanoseconds;
-      EXPECT_GE(counted, sink.SpentNanoseconds())
-          << algorithm << " " << name << ": " << sink.chunks() << " chunks";
-      EXPECT_LE(counted, wall) << algorithm << " " << name;
+      const TimedCall timed =
+          Timed(/*compressing=*/true, format, backend, [&](ChunkSink* sink) {
+            return Compress({&input, 1}, options, sink);
+          });
+      ASSERT_TRUE(timed.status.ok()) << what;
+      ExpectSinksTimeAndNoMoreThanTheCall(timed, what);
     }
   }
 }
@@ -100,26 +138,17 @@ TEST(CodecTime, DecompressCountsTheSinksTimeAndNoMoreThanTheCall) {
     options.format = format;
     ASSERT_TRUE(CompressToString(Text(), options, &compressed).ok());
     for (Backend backend : kBackends) {
-      const std::string algorithm(FormatName(format));
-      const std::string name(BackendName(backend));
-      std::string out;
-      SlowSink sink(&out);
+      const std::string what =
+          absl::StrCat(FormatName(format), " ", BackendName(backend));
       const absl::string_view input = compressed;
-      const auto before = Totals(/*compressing=*/false, algorithm, name);
-      const steady_clock::time_point start = steady_clock::now();
-      ASSERT_TRUE(
-          Decompress({&input, 1}, format, Text().size(), &sink, backend).ok())
-          << algorithm << " " << name;
-      const uint64_t wall = Nanoseconds(steady_clock::now() - start);
-      const auto after = Totals(/*compressing=*/false, algorithm, name);
-      ASSERT_EQ(out, Text());
-      ASSERT_EQ(after.messages - before.messages, 1u) << algorithm << name;
-      ASSERT_GE(sink.chunks(), 1u);
-      const uint64_t counted =
-          after.codec_nanoseconds - before.codec_nanoseconds;
-      EXPECT_GE(counted, sink.SpentNanoseconds())
-          << algorithm << " " << name << ": " << sink.chunks() << " chunks";
-      EXPECT_LE(counted, wall) << algorithm << " " << name;
+      const TimedCall timed =
+          Timed(/*compressing=*/false, format, backend, [&](ChunkSink* sink) {
+            return Decompress({&input, 1}, format, Text().size(), sink,
+                              backend);
+          });
+      ASSERT_TRUE(timed.status.ok()) << what;
+      ASSERT_EQ(timed.out, Text());
+      ExpectSinksTimeAndNoMoreThanTheCall(timed, what);
     }
   }
 }
@@ -131,20 +160,16 @@ TEST(CodecTime, SkippedMessageTimeIsWithinTheCall) {
   CompressOptions options;
   options.backend = Backend::kLibdeflate;
   options.skip_incompressible = true;
-  std::string out;
-  SlowSink sink(&out);
   const absl::string_view input = random;
-  const auto before = Totals(/*compressing=*/true, "gzip", "libdeflate");
-  const steady_clock::time_point start = steady_clock::now();
-  ASSERT_EQ(Compress({&input, 1}, options, &sink).code(),
-            absl::StatusCode::kFailedPrecondition);
-  const uint64_t wall = Nanoseconds(steady_clock::now() - start);
-  const auto after = Totals(/*compressing=*/true, "gzip", "libdeflate");
-  ASSERT_EQ(after.skipped - before.skipped, 1u);
-  EXPECT_EQ(sink.chunks(), 0u);
-  const uint64_t counted = after.codec_nanoseconds - before.codec_nanoseconds;
-  EXPECT_GT(counted, 0u);
-  EXPECT_LE(counted, wall);
+  const TimedCall timed = Timed(/*compressing=*/true, Format::kGzip,
+                                Backend::kLibdeflate, [&](ChunkSink* sink) {
+                                  return Compress({&input, 1}, options, sink);
+                                });
+  ASSERT_EQ(timed.status.code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_EQ(timed.skipped, 1u);
+  EXPECT_EQ(timed.chunks, 0u);
+  EXPECT_GT(timed.counted, 0u);
+  EXPECT_LE(timed.counted, timed.wall);
 }
 
 }  // namespace

@@ -87,10 +87,39 @@ std::string Inflated(const std::string& compressed) {
   return out;
 }
 
-TEST(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
-  Options options = GetOptions();
-  options.backend = Backend::kLibdeflate;
-  options.level = 6;
+// Between `before` and `after`, kMessages checkouts of one pool, most of
+// them served from it: the idle contexts of the old settings left room.
+void ExpectMostlyReused(const PoolCounters& before, const PoolCounters& after,
+                        const char* what) {
+  const uint64_t created = after.created - before.created;
+  const uint64_t reused = after.reused - before.reused;
+  EXPECT_EQ(created + reused, uint64_t{kMessages});
+  EXPECT_GE(reused, uint64_t{kMinReused}) << "created " << created;
+  std::printf("%s: %llu created, %llu reused\n", what,
+              static_cast<unsigned long long>(created),
+              static_cast<unsigned long long>(reused));
+}
+
+// Each case starts from the options in force, and puts them back when it
+// ends, however it ends.
+class PoolingAfterConfigure : public testing::Test {
+ protected:
+  void TearDown() override { ASSERT_TRUE(Configure(saved_).ok()); }
+
+  // The options the case began with, compressing with libdeflate at
+  // `level`.
+  Options LibdeflateAt(int level) const {
+    Options options = saved_;
+    options.backend = Backend::kLibdeflate;
+    options.level = level;
+    return options;
+  }
+
+  const Options saved_ = GetOptions();
+};
+
+TEST_F(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
+  Options options = LibdeflateAt(6);
   options.max_pooled_bytes = kMaxPooledBytes;
   ASSERT_TRUE(Configure(options).ok());
   const std::string message = Message();
@@ -115,13 +144,8 @@ TEST(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
     ASSERT_EQ(Inflated(Compressed(message)), message);
   }
   const PoolStats after = GetPoolStats();
-  const uint64_t created = after.writers.created - configured.writers.created;
-  const uint64_t reused = after.writers.reused - configured.writers.reused;
-  EXPECT_EQ(created + reused, uint64_t{kMessages});
-  EXPECT_GE(reused, uint64_t{kMinReused}) << "created " << created;
-  std::printf("after the level change: %llu writers created, %llu reused\n",
-              static_cast<unsigned long long>(created),
-              static_cast<unsigned long long>(reused));
+  ExpectMostlyReused(configured.writers, after.writers,
+                     "after the level change: writers");
   EXPECT_LE(after.pooled_bytes, kMaxPooledBytes);
   EXPECT_EQ(after.writers.rejected_by_caps, 0u);
 }
@@ -132,11 +156,8 @@ TEST(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
 // instead of pooled (a level-12 writer would hold 9 MB of the cap for as
 // long as its thread lives). On a thread of its own, which had no slot for
 // the old key when the change came.
-TEST(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
-  const Options saved = GetOptions();
-  Options options = saved;
-  options.backend = Backend::kLibdeflate;
-  options.level = 12;
+TEST_F(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
+  Options options = LibdeflateAt(12);
   options.max_pooled_bytes = size_t{64} << 20;
   ASSERT_TRUE(Configure(options).ok());
   const std::string message = Message();
@@ -158,17 +179,13 @@ TEST(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
         CompressToString(message, ConfiguredOptions(Format::kGzip), &out).ok());
     EXPECT_EQ(GetPoolStats().writers.pooled, after.writers.pooled + 1);
   }).join();
-  ASSERT_TRUE(Configure(saved).ok());
 }
 
 // A thread that only receives after a level change frees the writers it
 // pooled before: they are of settings no message asks for any more, and the
 // thread may never send again.
-TEST(PoolingAfterConfigure, AThreadThatOnlyReceivesFreesItsOldWriters) {
-  const Options saved = GetOptions();
-  Options options = saved;
-  options.backend = Backend::kLibdeflate;
-  options.level = 12;
+TEST_F(PoolingAfterConfigure, AThreadThatOnlyReceivesFreesItsOldWriters) {
+  Options options = LibdeflateAt(12);
   ASSERT_TRUE(Configure(options).ok());
   const std::string message = Message();
   std::thread([&] {
@@ -188,11 +205,10 @@ TEST(PoolingAfterConfigure, AThreadThatOnlyReceivesFreesItsOldWriters) {
         << "the level-12 writer still holds its heap";
     EXPECT_LT(after.writers.pooled_bytes, LibdeflateCompressorBytes(12));
   }).join();
-  ASSERT_TRUE(Configure(saved).ok());
 }
 
-TEST(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {
-  Options options = GetOptions();
+TEST_F(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {
+  Options options = saved_;
   options.decoder = Backend::kLibdeflate;
   ASSERT_TRUE(Configure(options).ok());
   const std::string message = Message();
@@ -218,13 +234,8 @@ TEST(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {
     ASSERT_EQ(Inflated(compressed), message);
   }
   const PoolStats after = GetPoolStats();
-  const uint64_t created = after.readers.created - configured.readers.created;
-  const uint64_t reused = after.readers.reused - configured.readers.reused;
-  EXPECT_EQ(created + reused, uint64_t{kMessages});
-  EXPECT_GE(reused, uint64_t{kMinReused}) << "created " << created;
-  std::printf("after the decoder change: %llu readers created, %llu reused\n",
-              static_cast<unsigned long long>(created),
-              static_cast<unsigned long long>(reused));
+  ExpectMostlyReused(configured.readers, after.readers,
+                     "after the decoder change: readers");
   EXPECT_LE(after.pooled_bytes, warm.pooled_bytes);
 }
 

@@ -11,15 +11,6 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-absl::StatusOr<int> CheckLevel(Backend backend, int level, int min, int max,
-                               int default_level) {
-  if (level == kDefaultLevel) return default_level;
-  if (level >= min && level <= max) return level;
-  return absl::InvalidArgumentError(
-      absl::StrCat(BackendName(backend), " levels are ", min, "..", max,
-                   " (or -1 for ", default_level, "), got ", level));
-}
-
 const BackendMaker* MakerOf(Backend backend) {
   switch (backend) {
     case Backend::kZlib:
@@ -35,17 +26,15 @@ const BackendMaker* MakerOf(Backend backend) {
 }  // namespace
 
 absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
-  switch (backend) {
-    case Backend::kZlib:
-      return CheckLevel(backend, level, kZlibMinLevel, kZlibMaxLevel, 6);
-    case Backend::kLibdeflate:
-      return CheckLevel(backend, level, kLibdeflateMinLevel,
-                        kLibdeflateMaxLevel, kLibdeflateDefaultLevel);
-    case Backend::kIsal:
-      return CheckLevel(backend, level, kIsalMinLevel, kIsalMaxLevel,
-                        kIsalDefaultLevel);
+  if (!KnownBackend(backend)) {
+    return absl::InvalidArgumentError("unknown backend");
   }
-  return absl::InvalidArgumentError("unknown backend");
+  const LevelRange levels = LevelsOf(backend);
+  if (level == kDefaultLevel) return levels.default_level;
+  if (level >= levels.min && level <= levels.max) return level;
+  return absl::InvalidArgumentError(absl::StrCat(
+      BackendName(backend), " levels are ", levels.min, "..", levels.max,
+      " (or -1 for ", levels.default_level, "), got ", level));
 }
 
 bool KnownBackend(Backend backend) { return MakerOf(backend) != nullptr; }

@@ -21,17 +21,10 @@ namespace internal {
 
 using Pieces = absl::Span<const absl::string_view>;
 
-// Compresses one message at a time into one complete stream.
-class Deflater {
+// What the pools ask of a writer or a reader, whichever its backend.
+class PooledContext {
  public:
-  virtual ~Deflater() = default;
-  // Compresses the concatenation of `input`. RESOURCE_EXHAUSTED as soon as
-  // the stream would exceed `max_output_bytes`, which is how callers stop
-  // early on incompressible data; the deflater stays reusable after it.
-  // Other errors make it unusable. On any error the sink may hold partial
-  // output, which the caller drops.
-  virtual absl::Status Deflate(Pieces input, size_t max_output_bytes,
-                               ChunkSink* sink) = 0;
+  virtual ~PooledContext() = default;
   // Prepares for the next message; false if it cannot be reused.
   virtual bool Reset() = 0;
   // Heap owned right now, for the pool's byte cap.
@@ -42,18 +35,26 @@ class Deflater {
   virtual bool FreeBuffers() { return false; }
 };
 
-// Inflates exactly one complete stream per message.
-class Inflater {
+// Compresses one message at a time into one complete stream.
+class Deflater : public PooledContext {
  public:
-  virtual ~Inflater() = default;
+  // Compresses the concatenation of `input`. RESOURCE_EXHAUSTED as soon as
+  // the stream would exceed `max_output_bytes`, which is how callers stop
+  // early on incompressible data; the deflater stays reusable after it.
+  // Other errors make it unusable. On any error the sink may hold partial
+  // output, which the caller drops.
+  virtual absl::Status Deflate(Pieces input, size_t max_output_bytes,
+                               ChunkSink* sink) = 0;
+};
+
+// Inflates exactly one complete stream per message.
+class Inflater : public PooledContext {
+ public:
   // DATA_LOSS for corrupt or truncated input or bytes after the end of the
   // stream; RESOURCE_EXHAUSTED as soon as the output would exceed
   // `max_output_bytes`, having asked the sink for at most one byte more.
   virtual absl::Status Inflate(Pieces input, size_t max_output_bytes,
                                ChunkSink* sink) = 0;
-  virtual bool Reset() = 0;
-  virtual size_t HeapBytes() const = 0;
-  virtual bool FreeBuffers() { return false; }
 };
 
 // Contexts of different keys never mix in the pool.
@@ -85,6 +86,28 @@ struct InflaterKey {
            a.strictness == b.strictness;
   }
 };
+
+// The levels of a backend, and the one kDefaultLevel stands for.
+struct LevelRange {
+  int min;
+  int max;
+  int default_level;
+};
+
+// zlib's levels are 0..9, 6 its own default; libdeflate's 0..12, 6 its own
+// default; ISA-L's 0..3, all of which compress, 1 by default. A Backend
+// cast from a number none of its values has has none (min > max).
+constexpr LevelRange LevelsOf(Backend backend) {
+  switch (backend) {
+    case Backend::kZlib:
+      return {0, 9, 6};
+    case Backend::kLibdeflate:
+      return {0, 12, 6};
+    case Backend::kIsal:
+      return {0, 3, 1};
+  }
+  return {0, -1, 0};
+}
 
 // The level `level` stands for on `backend` (kDefaultLevel resolved), or
 // INVALID_ARGUMENT if the backend has no such level.

@@ -61,7 +61,8 @@ class IsalDeflater final : public Deflater {
   IsalDeflater(Format format, int level) : format_(format), level_(level) {}
 
   bool Init() {
-    if (level_ < kIsalMinLevel || level_ > kIsalMaxLevel) return false;
+    const LevelRange levels = LevelsOf(Backend::kIsal);
+    if (level_ < levels.min || level_ > levels.max) return false;
     stream_.reset(new (std::nothrow) isal_zstream);
     if (stream_ == nullptr) return false;
     isal_deflate_init(stream_.get());

@@ -11,11 +11,6 @@
 namespace pooled_gzip {
 namespace internal {
 
-// ISA-L has four levels, 0..3, all of which compress; kDefaultLevel is 1.
-inline constexpr int kIsalMinLevel = 0;
-inline constexpr int kIsalMaxLevel = 3;
-inline constexpr int kIsalDefaultLevel = 1;
-
 // For the factory only: others call NewDeflater and NewInflater.
 extern const BackendMaker kIsalMaker;
 

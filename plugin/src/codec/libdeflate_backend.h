@@ -13,11 +13,6 @@
 namespace pooled_gzip {
 namespace internal {
 
-// libdeflate levels 0..12; kDefaultLevel is its own default, 6.
-inline constexpr int kLibdeflateMinLevel = 0;
-inline constexpr int kLibdeflateMaxLevel = 12;
-inline constexpr int kLibdeflateDefaultLevel = 6;
-
 // The one-shot reader's largest output: a bigger message (by its trailer)
 // is streamed through zlib instead of being allocated in one piece.
 inline constexpr size_t kLibdeflateMaxOneShotBytes = size_t{64} << 20;

@@ -109,6 +109,20 @@ size_t DerivedCap(size_t noted_limit) {
   return kDerivedCapFactor * noted_limit;
 }
 
+// The settings published in `word`, of the contexts in `pool`. The pool's
+// generation is read before the settings: ApplyOptions publishes new
+// settings before it retires the old ones' contexts (which advances the
+// generation), so settings read after a generation are at least as new as
+// it.
+template <typename Pool, typename Settings>
+Settings Current(const Pool& pool, const std::atomic<uint64_t>& word,
+                 Settings (*unpack)(uint64_t)) {
+  const uint64_t generation = pool.generation();
+  Settings settings = unpack(word.load(std::memory_order_acquire));
+  settings.pool_generation = generation;
+  return settings;
+}
+
 // Publishes `state` to every reader; called with the mutex held.
 void Publish(const State& state) {
   const Options& options = state.options;
@@ -138,24 +152,12 @@ Backend DefaultDecoder(Format format) {
   return pooled_gzip::DefaultDecoder(FormatName(format));
 }
 
-// Each pool's generation is read before the settings: ApplyOptions
-// publishes new settings before it retires the old ones' contexts (which
-// advances the generation), so settings read after a generation are at
-// least as new as it.
 CompressSettings CurrentCompressSettings() {
-  const uint64_t generation = Writers().generation();
-  CompressSettings settings =
-      UnpackCompress(g_compress.load(std::memory_order_acquire));
-  settings.pool_generation = generation;
-  return settings;
+  return Current(Writers(), g_compress, UnpackCompress);
 }
 
 DecompressSettings CurrentDecompressSettings() {
-  const uint64_t generation = Readers().generation();
-  DecompressSettings settings =
-      UnpackDecompress(g_decompress.load(std::memory_order_acquire));
-  settings.pool_generation = generation;
-  return settings;
+  return Current(Readers(), g_decompress, UnpackDecompress);
 }
 
 absl::Status ApplyOptions(const Options& options) {

@@ -9,10 +9,6 @@
 namespace pooled_gzip {
 namespace internal {
 
-// zlib levels 0..9; kDefaultLevel is zlib's own default, 6.
-inline constexpr int kZlibMinLevel = 0;
-inline constexpr int kZlibMaxLevel = 9;
-
 // For the factory only: others call NewDeflater and NewInflater.
 extern const BackendMaker kZlibMaker;
 

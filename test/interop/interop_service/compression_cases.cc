@@ -96,6 +96,19 @@ absl::Status Decode(const grpc::ByteBuffer& buffer, Message* message,
   return FromGrpc(DecodeMessage(buffer, message), what + ": decode");
 }
 
+// A response that decodes as `Message`, with a body of `size` bytes.
+template <typename Message>
+absl::Status ExpectBodySize(const grpc::ByteBuffer& response, size_t size,
+                            const std::string& what) {
+  Message decoded;
+  absl::Status status = Decode(response, &decoded, what);
+  if (!status.ok()) return status;
+  if (decoded.payload().body().size() != size) {
+    return Failed(what + ": body size");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ClientCompressedUnary(grpc::GenericStub* stub) {
   SimpleRequest request = LargeRequest();
   request.mutable_expect_compressed()->set_value(true);
@@ -111,12 +124,8 @@ absl::Status ClientCompressedUnary(grpc::GenericStub* stub) {
     absl::Status status = FromGrpc(
         RawUnary(stub, kUnaryCall, request, compress, &response), what);
     if (!status.ok()) return status;
-    SimpleResponse decoded;
-    status = Decode(response, &decoded, what);
+    status = ExpectBodySize<SimpleResponse>(response, 314159, what);
     if (!status.ok()) return status;
-    if (decoded.payload().body().size() != 314159) {
-      return Failed(what + ": response body size");
-    }
   }
   return absl::OkStatus();
 }
@@ -133,12 +142,8 @@ absl::Status ServerCompressedUnary(grpc::GenericStub* stub) {
     if (!status.ok()) return status;
     status = ExpectFlag(response, compressed, what);
     if (!status.ok()) return status;
-    SimpleResponse decoded;
-    status = Decode(response, &decoded, what);
+    status = ExpectBodySize<SimpleResponse>(response, 314159, what);
     if (!status.ok()) return status;
-    if (decoded.payload().body().size() != 314159) {
-      return Failed(what + ": response body size");
-    }
   }
   return absl::OkStatus();
 }
@@ -208,12 +213,9 @@ absl::Status ServerCompressedStreaming(grpc::GenericStub* stub) {
     if (received >= 2) return Failed("more than two responses");
     status = ExpectFlag(response, compressed[received], what);
     if (!status.ok()) return status;
-    StreamingOutputCallResponse decoded;
-    status = Decode(response, &decoded, what);
+    status = ExpectBodySize<StreamingOutputCallResponse>(
+        response, static_cast<size_t>(sizes[received]), what);
     if (!status.ok()) return status;
-    if (static_cast<int>(decoded.payload().body().size()) != sizes[received]) {
-      return Failed(what + ": body size");
-    }
   }
   status = FromGrpc(call.Finish(), "streaming call");
   if (!status.ok()) return status;

@@ -9,6 +9,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,15 +18,21 @@
 
 namespace consumer {
 
+// Replies to each message of a call with the message itself, or with what
+// `answer` makes of it in its place, until the client is done.
 class EchoReactor final : public grpc::ServerGenericBidiReactor {
  public:
-  EchoReactor() { StartRead(&message_); }
+  explicit EchoReactor(std::function<void(grpc::ByteBuffer*)> answer = nullptr)
+      : answer_(std::move(answer)) {
+    StartRead(&message_);
+  }
   void OnReadDone(bool ok) override {
-    if (ok) {
-      StartWrite(&message_);
-    } else {
+    if (!ok) {
       Finish(grpc::Status::OK);
+      return;
     }
+    if (answer_) answer_(&message_);
+    StartWrite(&message_);
   }
   void OnWriteDone(bool ok) override {
     if (ok) {
@@ -37,6 +44,7 @@ class EchoReactor final : public grpc::ServerGenericBidiReactor {
   void OnDone() override { delete this; }
 
  private:
+  std::function<void(grpc::ByteBuffer*)> answer_;
   grpc::ByteBuffer message_;
 };
 
@@ -47,11 +55,11 @@ class EchoService final : public grpc::CallbackGenericService {
   }
 };
 
-// A server on a free loopback port replying with gzip; `set_up` sees the
-// builder last, before it builds.
+// A server of `service` on a free loopback port replying with gzip;
+// `set_up` sees the builder last, before it builds.
 template <typename SetUp>
-std::unique_ptr<grpc::Server> StartGzipServer(EchoService* service, int* port,
-                                              SetUp set_up) {
+std::unique_ptr<grpc::Server> StartGzipServer(
+    grpc::CallbackGenericService* service, int* port, SetUp set_up) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
                            port);
@@ -68,19 +76,19 @@ inline std::string CompressiblePayload() {
   return payload;
 }
 
-// One unary call of `payload`; the response as received.
-inline grpc::Status CallEcho(grpc::GenericStub* stub,
-                             const std::string& payload,
-                             grpc::ByteBuffer* response) {
-  grpc::Slice slice(payload);
-  grpc::ByteBuffer request(&slice, 1);
-  grpc::ClientContext context;
+// One unary call of `request` to `method`, waited for; the response as
+// received.
+inline grpc::Status BlockingUnaryCall(grpc::GenericStub* stub,
+                                      grpc::ClientContext* context,
+                                      const std::string& method,
+                                      const grpc::ByteBuffer& request,
+                                      grpc::ByteBuffer* response) {
   std::mutex mutex;
   std::condition_variable done_cv;
   bool done = false;
   grpc::Status status;
-  stub->UnaryCall(&context, "/consumer.Echo/Echo", grpc::StubOptions(),
-                  &request, response, [&](grpc::Status s) {
+  stub->UnaryCall(context, method, grpc::StubOptions(), &request, response,
+                  [&](grpc::Status s) {
                     std::lock_guard<std::mutex> lock(mutex);
                     status = std::move(s);
                     done = true;
@@ -89,6 +97,16 @@ inline grpc::Status CallEcho(grpc::GenericStub* stub,
   std::unique_lock<std::mutex> lock(mutex);
   done_cv.wait(lock, [&] { return done; });
   return status;
+}
+
+// One unary call of `payload` to the echo method; the response as received.
+inline grpc::Status CallEcho(grpc::GenericStub* stub,
+                             const std::string& payload,
+                             grpc::ByteBuffer* response) {
+  grpc::Slice slice(payload);
+  grpc::ClientContext context;
+  return BlockingUnaryCall(stub, &context, "/consumer.Echo/Echo",
+                           grpc::ByteBuffer(&slice, 1), response);
 }
 
 // The bytes of a buffer gRPC already decompressed.

@@ -25,7 +25,6 @@
 #include <mutex>
 #include <sstream>
 #include <string>
-#include <utility>
 
 #include "../consumer/generic_echo.h"
 #include "zeros_deflated.h"
@@ -116,49 +115,20 @@ class Service final : public grpc::CallbackGenericService {
   }
 
  private:
-  class Reactor final : public grpc::ServerGenericBidiReactor {
-   public:
-    Reactor(Service* service, std::string method)
-        : service_(service), method_(std::move(method)) {
-      StartRead(&message_);
-    }
-    void OnReadDone(bool ok) override {
-      if (!ok) {
-        Finish(grpc::Status::OK);
-        return;
-      }
-      if (method_ == "/consumer.Echo/Echo") {
-        StartWrite(&message_);
-        return;
-      }
-      std::string reply;
-      if (method_ == "/consumer.Echo/Stats") {
-        reply = std::to_string(PeakRssKib());
-      } else if (method_ == "/consumer.Echo/Quit") {
-        service_->Quit();
-      }
-      grpc::Slice slice(reply);
-      message_ = grpc::ByteBuffer(&slice, 1);
-      StartWrite(&message_);
-    }
-    void OnWriteDone(bool ok) override {
-      if (ok) {
-        StartRead(&message_);
-      } else {
-        Finish(grpc::Status::CANCELLED);
-      }
-    }
-    void OnDone() override { delete this; }
-
-   private:
-    Service* service_;
-    std::string method_;
-    grpc::ByteBuffer message_;
-  };
-
   grpc::ServerGenericBidiReactor* CreateReactor(
       grpc::GenericCallbackServerContext* context) override {
-    return new Reactor(this, context->method());
+    const std::string method = context->method();
+    if (method == "/consumer.Echo/Echo") return new consumer::EchoReactor;
+    return new consumer::EchoReactor([this, method](grpc::ByteBuffer* message) {
+      std::string reply;
+      if (method == "/consumer.Echo/Stats") {
+        reply = std::to_string(PeakRssKib());
+      } else if (method == "/consumer.Echo/Quit") {
+        Quit();
+      }
+      grpc::Slice slice(reply);
+      *message = grpc::ByteBuffer(&slice, 1);
+    });
   }
 
   void Quit() {
@@ -176,14 +146,11 @@ int RunServer(const std::string& expected) {
   const Counters before = Now();
   Service service;
   int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  builder.SetMaxReceiveMessageSize(kMaxReceiveBytes);
-  builder.RegisterCallbackGenericService(&service);
-  pooled_gzip::EnableOnServer(builder);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  std::unique_ptr<grpc::Server> server = consumer::StartGzipServer(
+      &service, &port, [](grpc::ServerBuilder& builder) {
+        builder.SetMaxReceiveMessageSize(kMaxReceiveBytes);
+        pooled_gzip::EnableOnServer(builder);
+      });
   if (server == nullptr) {
     std::cerr << "server: no server\n";
     return 1;
@@ -203,19 +170,8 @@ grpc::Status Call(grpc::GenericStub* stub, const std::string& method,
   grpc::ClientContext context;
   context.set_compression_algorithm(algorithm);
   grpc::ByteBuffer response;
-  std::mutex mutex;
-  std::condition_variable done_cv;
-  bool done = false;
-  grpc::Status status;
-  stub->UnaryCall(&context, method, grpc::StubOptions(), &request, &response,
-                  [&](grpc::Status s) {
-                    std::lock_guard<std::mutex> lock(mutex);
-                    status = std::move(s);
-                    done = true;
-                    done_cv.notify_one();
-                  });
-  std::unique_lock<std::mutex> lock(mutex);
-  done_cv.wait(lock, [&] { return done; });
+  const grpc::Status status =
+      consumer::BlockingUnaryCall(stub, &context, method, request, &response);
   if (status.ok() && reply != nullptr) *reply = consumer::Bytes(response);
   return status;
 }
