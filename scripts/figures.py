@@ -11,18 +11,17 @@ Two marks, as HTML comments the rendered page does not show:
       results/links.md whose header has them all, every row, in order.
       --update rewrites it; the check fails on any cell that differs.
 
-  <!-- figures from results/links.md: Summary -->
-      Every figure in the prose below it, up to the next mark or heading,
-      is a figure of the section "Summary" of results/links.md (up to its
-      next heading of the same or a higher level; without ": title", of
-      the whole file). Prose may round: "8.2x" stands for
-      any 8.15x to 8.25x in the results file, with the same unit. A range
-      such as "1.42-2.17x" is two figures.
+  0.52x<!-- results/links.md | 100 Mbit/s | pooled libdeflate-6 (default) -->
+      A figure in prose names its cell right after it: the first table of
+      results/links.md with that column and a row holding every key
+      before it ("#Title" as a key: a table under that heading). The figure is that cell's figure of the same unit, which
+      prose may round: "0.5x" stands for 0.45x to 0.55x. --update rewrites
+      it, to as many decimals as the prose has.
 
-A figure is a number with a unit: x (a ratio), ns, us, ms, s, MB/s or %.
-A ratio or time with a decimal point, or any us, ms or MB/s figure, outside
-both marks has no source and fails the check: measured figures are never
-typed in by hand.
+A figure is a number with a unit: x (a ratio), ns, us, ms, s, min, MB/s
+or %. A ratio or time with a decimal point, or any ns, us, ms, min or
+MB/s figure, outside a marked table and without its cell has no source
+and fails the check: measured figures are never typed in by hand.
 
   scripts/figures.py [--update] [--root DIR] [FILE...]
 
@@ -39,13 +38,15 @@ import re
 import sys
 
 TABLE_MARK = re.compile(r"^<!-- table from (\S+): (.+?) -->$")
-PROSE_MARK = re.compile(r"^<!-- figures from (\S+?)(?:: (.+?))? -->$")
+CELL_REF = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)( ?(?:ns|us|ms|s|min|MB/s)|x|%)"
+    r"<!-- (results/\S+) \| (.+?) -->")
 FIGURE = re.compile(
     r"(?<![\w.])(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?))?"
-    r"(?: ?(ns|us|ms|s|MB/s)\b|(x)\b|(%))")
+    r"(?: ?(ns|us|ms|s|min|MB/s)\b|(x)\b|(%))")
 # Outside the marks, these are measurements wherever they appear.
 MEASURED = re.compile(
-    r"(?<![\w.])\d+\.\d+x\b|(?<![\w.])\d+(?:\.\d+)? ?(?:us|ms|MB/s)\b|"
+    r"(?<![\w.])\d+\.\d+x\b|(?<![\w.])\d+(?:\.\d+)? ?(?:ns|us|ms|min|MB/s)\b|"
     r"(?<![\w.])\d+\.\d+ ?s\b")
 
 
@@ -64,22 +65,6 @@ def rounds_to(source, prose):
     """Whether a results figure, rounded as the prose writes it, is it."""
     decimals = len(prose.split(".")[1]) if "." in prose else 0
     return abs(float(source) - float(prose)) <= 0.5 * 10**-decimals + 1e-9
-
-
-def section(text, title):
-    """The lines under the heading `title` (any level), down to the next
-    heading of its level or above; None if no heading has that title."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        m = re.match(r"^(#+) (.*)$", line)
-        if m and m.group(2).strip() == title:
-            level = len(m.group(1))
-            for j in range(i + 1, len(lines)):
-                n = re.match(r"^(#+) ", lines[j])
-                if n and len(n.group(1)) <= level:
-                    return "\n".join(lines[i:j])
-            return "\n".join(lines[i:])
-    return None
 
 
 def split_row(line):
@@ -129,8 +114,8 @@ class Checker:
 
     def problem(self, path, line, source, what):
         self.problems.append("%s:%d: %s%s" % (
-            os.path.relpath(path, self.root), line + 1, what,
-            " (results file: %s)" % source if source else ""))
+            os.path.relpath(path, self.root), line + 1,
+            "results file %s: " % source if source else "", what))
 
     def wanted_table(self, source, columns):
         for _, header, rows in tables_in(self.source(source).splitlines()):
@@ -168,31 +153,65 @@ class Checker:
                              "results say\n    %s" % (have, want))
         return lines
 
-    def prose(self, path, i, line, scope):
-        source, title = scope
-        text = self.source(source)
-        if text is None:
-            self.problem(path, i, source, "no such results file")
-            return
-        if title is not None:
-            text = section(text, title)
-            if text is None:
-                self.problem(path, i, source, "no section \"%s\"" % title)
-                return
-        known = figures_in(text)
-        for value, unit in figures_in(line):
-            if not any(u == unit and rounds_to(v, value)
-                       for v, u in known):
-                self.problem(path, i, source, "%s%s%s is not a figure of "
-                             "%s" % (value, "" if unit in ("x", "%") else " ",
-                                     unit, "the results file"
-                                     if title is None else
-                                     "its section \"%s\"" % title))
+    def cell(self, source, keys, column):
+        """The text of the cell in `column` of the first table of `source`
+        with a row holding every key, or None. A key "#Title" asks for a
+        table under the heading "Title"."""
+        lines = self.source(source).splitlines()
+        headings = [k[1:] for k in keys if k.startswith("#")]
+        keys = [k for k in keys if not k.startswith("#")]
+        for start, header, rows in tables_in(lines):
+            if column not in header:
+                continue
+            if headings:
+                above = [l for l in lines[:start] if l.startswith("#")]
+                if not above or \
+                        above[-1].lstrip("#").strip() != headings[0]:
+                    continue
+            for row in rows:
+                plain = [c.replace("**", "").strip() for c in row]
+                if all(k in plain for k in keys):
+                    return row[header.index(column)]
+        return None
+
+    def prose(self, path, i, line, update):
+        """Checks (or rewrites) the figures bound to a cell on the line and
+        reports those that are not; returns the line."""
+        def check(m):
+            value, unit, source = m.group(1), m.group(2).strip(), m.group(3)
+            parts = [p.strip() for p in m.group(4).split("|")]
+            keys, column = parts[:-1], parts[-1]
+            shown = value + ("" if unit in ("x", "%") else " ") + unit
+            if self.source(source) is None:
+                self.problem(path, i, source, "no such results file")
+                return m.group(0)
+            cell = self.cell(source, keys, column)
+            figures = [v for v, u in figures_in(cell or "") if u == unit]
+            if not figures:
+                self.problem(path, i, source, "%s: no %s cell \"%s\" in a "
+                             "row with %s" % (shown, unit, column,
+                                              ", ".join(keys)))
+                return m.group(0)
+            if update:
+                decimals = len(value.split(".")[1]) if "." in value else 0
+                return m.group(0).replace(
+                    value, "%.*f" % (decimals, float(figures[0])), 1)
+            if not rounds_to(figures[0], value):
+                self.problem(path, i, source, "%s is not %s%s, its cell (%s; "
+                             "%s)" % (shown, figures[0],
+                                      "" if unit in ("x", "%") else " " + unit,
+                                      ", ".join(keys), column))
+            return m.group(0)
+
+        line = CELL_REF.sub(check, line)
+        for m in MEASURED.finditer(CELL_REF.sub("", line)):
+            self.problem(path, i, None, "%s has no source: name its results "
+                         "cell after it" % m.group(0))
+        return line
 
     def file(self, path, update):
         with open(path) as f:
             lines = f.read().split("\n")
-        scope = None
         in_code = False
         i = 0
         while i < len(lines):
@@ -208,19 +227,9 @@ class Checker:
                 i += 1
                 while i < len(lines) and lines[i].startswith("|"):
                     i += 1
-                scope = None
                 continue
-            mark = PROSE_MARK.search(line.strip())
-            if mark and not in_code:
-                scope = (mark.group(1), mark.group(2))
-            elif line.startswith("#") and not in_code:
-                scope = None
-            elif scope and not in_code:
-                self.prose(path, i, line, scope)
-            elif not in_code:
-                for m in MEASURED.finditer(line):
-                    self.problem(path, i, None, "%s has no source: mark "
-                                 "the results file it comes from" % m.group(0))
+            if not in_code:
+                lines[i] = self.prose(path, i, line, update)
             i += 1
         if update:
             with open(path, "w") as f:
@@ -232,7 +241,8 @@ def main():
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--update", action="store_true",
-                        help="rewrite the marked tables from results/")
+                        help="rewrite the marked tables and the figures "
+                        "that name their cell from results/")
     parser.add_argument("--root", default=os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))))
     parser.add_argument("files", nargs="*")
@@ -246,7 +256,7 @@ def main():
         print(p, file=sys.stderr)
     if checker.problems:
         print("%d figure(s) differ from results/ or have no source; "
-              "scripts/figures.py --update rewrites the marked tables"
+              "scripts/figures.py --update rewrites the marked ones"
               % len(checker.problems), file=sys.stderr)
         return 1
     return 0

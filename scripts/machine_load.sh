@@ -11,12 +11,17 @@
 # waited-for children included) is the CPU time other work took, and the
 # steal column is what the hypervisor gave to other guests.
 #
-# LOADAVG_FILE (default /proc/loadavg) lets the smoke test play a busy
-# machine.
+# A step during which other work took more than a sixth of the machine's
+# CPU time is busy too, whatever the load average said at its ends: that
+# catches work that came and went while the step ran.
+#
+# LOADAVG_FILE (default /proc/loadavg) and CPUS (default nproc) let the
+# smoke test play a busy machine of a known size.
 
 loadavg_file="${LOADAVG_FILE:-/proc/loadavg}"
 settle_seconds="${SETTLE_SECONDS:-180}"
-cpus="$(nproc)"
+cpus="${CPUS:-$(nproc)}"
+max_other_share=6  # other work above 1/6 of wall time x cores is busy
 
 # The 1, 5 and 15-minute load averages.
 load_averages() { cut -d' ' -f1-3 "$loadavg_file"; }
@@ -75,6 +80,8 @@ step_end() {
   hz="$(getconf CLK_TCK)"
   read -r busy0 steal0 own0 <<<"$step_ticks_start"
   read -r busy1 steal1 own1 <<<"$ticks_end"
+  local other=$((busy1 - busy0 - (steal1 - steal0) - (own1 - own0)))
+  if ((other * max_other_share > wall * hz * cpus)); then step_quiet=false; fi
   python3 - "$1" "$cpus" "$wall" "$step_load_start" "$(load_averages)" \
     "$step_quiet" "$hz" "$((busy1 - busy0))" "$((steal1 - steal0))" \
     "$((own1 - own0))" "$settle_seconds" <<'EOF'
@@ -91,14 +98,21 @@ json.dump({
 }, open(path, "w"), indent=1)
 EOF
   if ! $step_quiet && ! $allow_noisy; then
-    busy_refusal "at the end" "$(load_averages)"
+    busy_refusal "at the end" "$(load_averages), other work" \
+      "$((other / hz)) CPU-s in ${wall} s"
     return 1
   fi
 }
 
+# busy_refusal WHEN WHAT...: says why this step's figures are not
+# published.
 busy_refusal() {
-  echo "run_benchmarks: the machine is busy $1: load average $2 on" \
-    "$cpus cores (above $cpus/2 after waiting ${settle_seconds} s)." \
-    "Nothing in $results was changed. Stop the other work and run again," \
-    "or pass --noisy to publish figures marked as taken on a busy machine." >&2
+  local when=$1
+  shift
+  echo "run_benchmarks: the machine is busy $when: load average $* on" \
+    "$cpus cores (quiet is at most half the cores after waiting up to" \
+    "${settle_seconds} s, and other work under 1/$max_other_share of the" \
+    "CPU time). Nothing from this step on was published. Stop the other" \
+    "work and run again, or pass --noisy to publish figures marked as" \
+    "taken on a busy machine." >&2
 }

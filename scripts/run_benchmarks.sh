@@ -36,12 +36,14 @@
 # end of each report's step (about a minute after a busy step).
 #
 # Only quiet runs are published (scripts/machine_load.sh): each report's
-# step must start and end with the load average at most half the cores.
-# The tables of README.md and docs/ that quote them are then rewritten
-# (scripts/figures.py --update), and prose figures that differ listed.
+# step must start and end with the load average at most half the cores,
+# and other work must take under a sixth of the CPU time while it runs.
+# The tables and figures of README.md and docs/ that quote the reports are
+# then rewritten (scripts/figures.py --update).
 # Everything is written to BUILD_DIR/staged-results first, and a report
 # and its raw files reach results/ only when their step was quiet. A busy
-# machine stops the run with status 3, naming the load.
+# machine stops the run with status 3, naming the load; reports of steps
+# already published stay.
 #
 #   scripts/run_benchmarks.sh [--quick] [--noisy] [--decoding] [--links]
 #                             [--large]
@@ -126,14 +128,36 @@ log() { echo "== $* ($(($(date +%s) - start)) s)"; }
 
 # publish FILE...: copies a quiet step's report and raw files (paths under
 # the stage) into results/.
+published=false
+published_noisy=false
 publish() {
   local file
   for file in "$@"; do
     mkdir -p "$results/$(dirname "$file")"
     cp "$stage/$file" "$results/$file"
   done
+  published=true
+  if ! $step_quiet; then published_noisy=true; fi
   log "published $1 and $(($# - 1)) more files in $results"
 }
+
+# Once anything reached the repository's results/, even if a later step
+# was refused: the tables README.md and docs/ quote follow the reports
+# published, and prose figures that no longer match are listed. Not after
+# a quick or noisy run, whose figures are not to be quoted.
+update_docs() {
+  if ! $published || [[ "$(cd "$results" && pwd)" != "$repo/results" ]]; then
+    return 0
+  fi
+  if [[ ${#quick[@]} -gt 0 ]] || $published_noisy; then
+    echo "run_benchmarks: a quick or noisy run; README.md and docs/ left" \
+      "as they are (scripts/figures.py --update would quote it)" >&2
+    return 0
+  fi
+  python3 "$repo/scripts/figures.py" --update ||
+    echo "run_benchmarks: reword the figures above (scripts/figures.py)" >&2
+}
+trap update_docs EXIT
 
 # Release build of the benchmark binaries only (the CMake preset bench).
 # A fresh build dir leaves examples and tests off: the suite needs neither.
@@ -379,11 +403,4 @@ else
   run_decoding
   run_large
   run_links "$build/bench/e2e_bench"
-fi
-
-# The tables README.md and docs/ quote follow the reports just published;
-# prose figures that no longer match are listed for a person to reword.
-if [[ "$(cd "$results" && pwd)" == "$repo/results" ]]; then
-  python3 "$repo/scripts/figures.py" --update ||
-    echo "run_benchmarks: reword the figures above (scripts/figures.py)" >&2
 fi

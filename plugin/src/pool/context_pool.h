@@ -20,8 +20,9 @@
 //
 // Where a context is, and who may move it:
 //
-//   checked out  held by a Handle on the thread that acquired it; counted
-//                live, not pooled. Only that thread returns it (Release).
+//   checked out  held by a Handle; counted live, not pooled. Its holder
+//                returns it (Release) into the free list of the thread it
+//                releases it on, meant to be the one that acquired it.
 //   idle         in its thread's Slot for its key (pool/thread_cache.h);
 //                counted pooled, its bytes claimed from the budget and
 //                recorded in the slot's RevocableClaim. Only the slot's
@@ -35,14 +36,17 @@
 //                thread at exit; keeps its budget claim. Any thread adopts
 //                or evicts it, under the reserve's lock.
 //   destroyed    counted destroyed: discarded (saw an error, or Reset
-//                failed), rejected by a cap, or evicted (stale, revoked, or
-//                pushed out of the reserve).
+//                failed), rejected by a cap, evicted (stale, revoked, or
+//                pushed out of the reserve), returned on a thread that is
+//                exiting, or freed with the pool.
 //
 //   Acquire:  idle -> checked out (the slot's thread), else parked ->
 //             checked out (any thread), else a new context.
 //   Release:  checked out -> idle, or -> destroyed when Reset fails, when
-//             the checkout is stale, or when a cap turns it away.
+//             the checkout is stale, or when a cap turns it away; to make
+//             room, other keys' parked -> destroyed (EvictForRoom).
 //   EvictIdleIf: idle -> revoked (any thread), parked -> destroyed.
+//   EvictReserveIf: parked -> destroyed.
 //   Thread exit: idle -> parked (revoked -> destroyed); pool destroyed:
 //             this thread's idle and every parked -> destroyed.
 //

@@ -2,10 +2,11 @@
 // contexts hold against them.
 //
 // One counter, pooled_bytes, is claimed by a context entering a thread's
-// free list and released when it leaves the books (checked out again,
-// freed, or revoked by EvictIdleIf, whose revoker releases a whole free
-// list's claim at once). A context parked in the reserve keeps the claim
-// it had. pool/context_pool.h says who may claim and release, and when.
+// free list and released when it is checked out again or freed, or, for a
+// whole free list at once, by EvictIdleIf's revoker (the revoked contexts
+// stay counted pooled, in the pool's books, until their thread frees
+// them). A context parked in the reserve keeps the claim it had.
+// pool/context_pool.h says who may claim and release, and when.
 
 #ifndef POOLED_GZIP_SRC_POOL_IDLE_BUDGET_H_
 #define POOLED_GZIP_SRC_POOL_IDLE_BUDGET_H_

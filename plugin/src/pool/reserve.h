@@ -5,7 +5,8 @@
 // Any thread may park, adopt or evict under the reserve's lock. A parked
 // context keeps the budget claim it had in its thread's free list; a
 // context leaves the books (PoolBooks::Unpool) as it leaves the reserve,
-// under the lock, so that the room it frees is claimable at once.
+// under the lock, so that the room it frees is claimable at once; only
+// Close, when the pool is gone, unpools after the lock.
 
 #ifndef POOLED_GZIP_SRC_POOL_RESERVE_H_
 #define POOLED_GZIP_SRC_POOL_RESERVE_H_
