@@ -83,16 +83,16 @@ step_end() {
   local other=$((busy1 - busy0 - (steal1 - steal0) - (own1 - own0)))
   if ((other * max_other_share > wall * hz * cpus)); then step_quiet=false; fi
   python3 - "$1" "$cpus" "$wall" "$step_load_start" "$(load_averages)" \
-    "$step_quiet" "$hz" "$((busy1 - busy0))" "$((steal1 - steal0))" \
+    "$step_quiet" "$hz" "$other" "$((steal1 - steal0))" \
     "$((own1 - own0))" "$settle_seconds" <<'EOF'
 import json, sys
-(path, cpus, wall, start, end, quiet, hz, busy, steal, own,
+(path, cpus, wall, start, end, quiet, hz, other, steal, own,
  settle) = sys.argv[1:]
 hz = float(hz)
 json.dump({
     "cpus": int(cpus), "wall_s": int(wall),
     "load_start": start, "load_end": end, "quiet": quiet == "true",
-    "other_cpu_s": max(0.0, (int(busy) - int(steal) - int(own)) / hz),
+    "other_cpu_s": max(0, int(other)) / hz,
     "steal_s": int(steal) / hz, "own_cpu_s": int(own) / hz,
     "settle_s": int(settle),
 }, open(path, "w"), indent=1)
