@@ -283,12 +283,7 @@ def recommend(codec):
     return max(eligible, key=lambda i: choices[i]["speed"]), choices
 
 
-# --- Targets --------------------------------------------------------------
-
-
-def cell_at(e2e, kind, size):
-    return e2e["cells"].get(("bidi", 1, kind, size)) or \
-        e2e["cells"].get(("unary", 1, kind, size))
+# --- At a glance ----------------------------------------------------------
 
 
 def throughput_ratio(e2e, cell_key, name):
