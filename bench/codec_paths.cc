@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codec/codec.h"
-#include "seam/slice_buffers.h"
+#include "glue/slice_buffers.h"
 
 namespace pooled_gzip::bench {
 namespace {

@@ -43,8 +43,8 @@
 #include "codec/codec.h"
 #include "codec/settings.h"
 #include "codec_paths.h"
+#include "glue/slice_buffers.h"
 #include "payloads.h"
-#include "seam/slice_buffers.h"
 
 namespace pooled_gzip::bench {
 namespace {

@@ -2,7 +2,7 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|codec_cost|decoder|seam_routes|e2e|e2e_shaped|e2e_fallback|report|links \
+#   cmake -DSTEP=codec|codec_cost|decoder|e2e|e2e_shaped|e2e_fallback|report|links \
 #     -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
 # STEP=report and STEP=links also take -DPYTHON=... -DREPORT=... and, if
 # found, -DGNUPLOT=...
@@ -153,19 +153,6 @@ elseif(STEP STREQUAL "decoder")
     if(NOT run_output MATCHES
         "[|] ${format} [|] proto [|] 64 KiB [|] zlib-6 [|]${time}${time}${time}${time}${time}${ratio}${ratio}${ratio} (zlib|libdeflate|isal) [|]")
       fail("no complete ${format} row in the table:\n${run_output}")
-    endif()
-  endforeach()
-
-elseif(STEP STREQUAL "seam_routes")
-  # Both routes on one size each way: every cell ran without an error.
-  run("${BINARY}" --benchmark_min_time=0.001 "--benchmark_filter=1 KiB")
-  if(run_output MATCHES "ERROR OCCURRED")
-    fail("a route failed:\n${run_output}")
-  endif()
-  foreach(cell compress/1\ KiB/codec_functions compress/1\ KiB/zlib_seam
-      decompress/1\ KiB/codec_functions decompress/1\ KiB/zlib_seam)
-    if(NOT run_output MATCHES "${cell}/process_time/real_time +[0-9]")
-      fail("no ${cell} row:\n${run_output}")
     endif()
   endforeach()
 

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
-#include "seam/byte_buffer_access.h"
+#include "glue/byte_buffer_access.h"
 
 namespace pooled_gzip::fuzz {
 

@@ -1,7 +1,7 @@
 // The lines gRPC's log receives while a LogCapture lives, for tests that
 // check what an operator is told. gRPC 1.51 logs through gpr_log, whose
 // function a test can replace; gRPC 1.66 on logs through Abseil, whose sinks
-// a test can add (pooled_gzip logs the way its gRPC does, seam/grpc_log.h).
+// a test can add (pooled_gzip logs the way its gRPC does, glue/grpc_log.h).
 // Which one is chosen by the gRPC the test is built against.
 
 #ifndef POOLED_GZIP_TESTING_LOG_CAPTURE_H_

@@ -1,8 +1,6 @@
 #include "pooled_gzip/pool_stats.h"
 
-#include <string>
 #include <utility>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "codec/format.h"
@@ -78,11 +76,9 @@ std::vector<TrafficStats> GetTrafficStats() {
         row.bytes_saved = traffic.bytes_saved.load(std::memory_order_relaxed);
         row.codec_nanoseconds =
             traffic.codec_nanoseconds.load(std::memory_order_relaxed);
-        if (row.messages + row.declined + row.failed + row.refused +
-                row.skipped >
-            0) {
-          rows.push_back(std::move(row));
-        }
+        const uint64_t counted = row.messages + row.declined + row.failed +
+                                 row.refused + row.skipped;
+        if (counted > 0) rows.push_back(std::move(row));
       }
     }
   }

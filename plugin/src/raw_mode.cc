@@ -1,14 +1,69 @@
+// Raw mode: the codec applied to grpc::ByteBuffer, slices in and slices
+// out, with no copies beyond what the backend itself does.
+
 #include "pooled_gzip/raw_mode.h"
 
 #include <google/protobuf/message_lite.h>
+#include <grpc/slice.h>
+#include <grpcpp/support/slice.h>
 
 #include "absl/strings/str_cat.h"
-#include "seam/byte_buffer_access.h"
-#include "seam/byte_buffer_codec.h"
-#include "seam/compression_algorithm.h"
-#include "seam/status_conversion.h"
+#include "codec/codec.h"
+#include "codec/settings.h"
+#include "glue/byte_buffer_access.h"
+#include "glue/compression_algorithm.h"
+#include "glue/slice_buffers.h"
 
 namespace pooled_gzip {
+namespace {
+
+// At the gRPC boundary only: the two enums share gRPC's canonical codes.
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+// Compresses `bytes` into `out`, marked so that gRPC core sends it as it is.
+absl::Status CompressBytes(absl::string_view bytes,
+                           const internal::CompressOptions& options,
+                           grpc::ByteBuffer* out) {
+  grpc_slice_buffer slices;
+  grpc_slice_buffer_init(&slices);
+  internal::SliceBufferSink sink(&slices);
+  const absl::Status status =
+      internal::Compress(internal::SliceViews{bytes}, options, &sink);
+  if (status.ok()) {
+    // grpc::Slice has grpc_slice's representation (byte_buffer.h asserts
+    // it); the buffer takes its own references.
+    grpc::ByteBuffer buffer(reinterpret_cast<const grpc::Slice*>(slices.slices),
+                            slices.count);
+    internal::CByteBuffer(buffer)->data.raw.compression =
+        internal::AlgorithmOf(options.format);
+    out->Swap(&buffer);
+  }
+  grpc_slice_buffer_destroy(&slices);
+  return status;
+}
+
+// Inflates a buffer that is still compressed with `format`.
+absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer,
+                              internal::Format format, size_t max_output_bytes,
+                              std::string* out) {
+  grpc_byte_buffer* c_buffer = internal::CByteBuffer(buffer);
+  const internal::SliceViews views =
+      c_buffer == nullptr ? internal::SliceViews{}
+                          : internal::ViewsOf(c_buffer->data.raw.slice_buffer);
+  internal::StringSink sink(out, max_output_bytes);
+  const internal::InflaterKey reader = internal::ConfiguredReader(format);
+  absl::Status status =
+      internal::Decompress(views, format, max_output_bytes, &sink,
+                           reader.backend, reader.strictness);
+  if (!status.ok()) out->clear();
+  return status;
+}
+
+}  // namespace
 
 grpc_compression_algorithm ReceivedCompression(const grpc::ByteBuffer& buffer) {
   return internal::BufferCompression(buffer);
@@ -40,8 +95,8 @@ grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
         absl::StrCat("pooled_gzip cannot decode compression algorithm ",
                      algorithm));
   }
-  return internal::ToGrpcStatus(
-      internal::DecompressBuffer(buffer, *format, max_message_bytes, out));
+  return ToGrpcStatus(
+      DecompressBuffer(buffer, *format, max_message_bytes, out));
 }
 
 grpc::Status DecodeMessage(const grpc::ByteBuffer& buffer,
@@ -75,7 +130,7 @@ grpc::Status EncodeBytes(absl::string_view bytes,
   }
   internal::CompressOptions options = internal::ConfiguredOptions(*format);
   if (level) options.level = *level;
-  return internal::ToGrpcStatus(internal::CompressBytes(bytes, options, out));
+  return ToGrpcStatus(CompressBytes(bytes, options, out));
 }
 
 grpc::Status EncodeMessage(const google::protobuf::MessageLite& message,

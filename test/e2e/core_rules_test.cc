@@ -1,8 +1,6 @@
-// gRPC's own compression rules hold with the plugin, on the core codec
-// (where core applies them itself) and on the interceptor path (which
-// mirrors them): minimal stacks, send limits, the algorithm of each call,
-// user interceptor lists. CTest runs each case on both paths, and each path
-// must be the one it was registered for (registered_path.h).
+// gRPC's own compression rules hold with the plugin, since core applies
+// them itself on the core codec: minimal stacks, send limits, the
+// algorithm of each call, write options, user interceptor lists.
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -13,20 +11,18 @@
 #include <string>
 #include <vector>
 
-#include "each_decoder.h"
+#include "core_codec_required.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
-#include "registered_path.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
 namespace {
 
-using test_support::RegisteredForCoreCodec;
-
-[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
+[[maybe_unused]] const bool kCoreCodecRequired =
+    test_support::RequireCoreCodec();
 
 EchoRequest Request(size_t size) {
   EchoRequest request;
@@ -90,20 +86,8 @@ TEST_F(CoreRulesTest, SendLimitAppliesToTheUncompressedSize) {
 
 TEST_F(CoreRulesTest, OneByteMessages) {
   ASSERT_TRUE(Call(raw_, {}, 1).ok());
-  // Core sends a message plain when compressing would make it larger; the
-  // interceptor has no say in flags and compresses everything.
-  EXPECT_EQ(Arrived(),
-            RegisteredForCoreCodec() ? GRPC_COMPRESS_NONE : GRPC_COMPRESS_GZIP);
-}
-
-// One raw call of `request` on a call of `algorithm`, the reply dropped.
-grpc::Status RawCall(const std::shared_ptr<grpc::Channel>& channel,
-                     grpc_compression_algorithm algorithm,
-                     const grpc::ByteBuffer& request) {
-  grpc::ClientContext context;
-  context.set_compression_algorithm(algorithm);
-  grpc::ByteBuffer reply;
-  return RawUnary(channel, &context, request, &reply);
+  // Core sends a message plain when compressing would make it larger.
+  EXPECT_EQ(Arrived(), GRPC_COMPRESS_NONE);
 }
 
 // Runs one step of an async call to completion.
@@ -113,12 +97,9 @@ bool Await(grpc::CompletionQueue* cq, void* tag) {
   return cq->Next(&got, &ok) && got == tag && ok;
 }
 
-// Write options are invisible to interceptors: only core, and so the core
-// codec, can honour them.
-using CoreRulesOnCoreCodec = CoreRulesTest;
-
-TEST_F(CoreRulesOnCoreCodec, SetNoCompressionIsHonoured) {
-  ASSERT_TRUE(RegisteredForCoreCodec()) << "registered for the core codec only";
+// Write options are invisible to interceptors: core honours them, and the
+// core codec is core's.
+TEST_F(CoreRulesTest, SetNoCompressionIsHonoured) {
   grpc::ChannelArguments args;
   args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
   grpc::GenericStub stub(
@@ -143,49 +124,6 @@ TEST_F(CoreRulesOnCoreCodec, SetNoCompressionIsHonoured) {
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(Arrived(), GRPC_COMPRESS_NONE);
   cq.Shutdown();
-}
-
-// Core sends raw-mode buffers as they are (raw_mode.h makes matching the
-// call's algorithm the caller's job); only the interceptor re-encodes them.
-using CoreRulesOnFallback = CoreRulesTest;
-
-TEST_F(CoreRulesOnFallback, CompressedBufferNeverGoesOutUnderAnotherAlgorithm) {
-  ASSERT_FALSE(RegisteredForCoreCodec()) << "registered for the fallback only";
-  grpc::ByteBuffer gzip_request;
-  ASSERT_TRUE(
-      EncodeMessage(Request(2048), GRPC_COMPRESS_GZIP, &gzip_request).ok());
-  auto channel =
-      CreateChannel(raw_.target(), grpc::InsecureChannelCredentials(), {});
-  for (grpc_compression_algorithm call_algorithm :
-       {GRPC_COMPRESS_NONE, GRPC_COMPRESS_DEFLATE, GRPC_COMPRESS_GZIP}) {
-    const grpc::Status status = RawCall(channel, call_algorithm, gzip_request);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    // The server decoded it (RawEchoService checks the payload parses),
-    // and it arrived under the call's own algorithm.
-    EXPECT_EQ(Arrived(), call_algorithm);
-  }
-}
-
-// The interceptor inflates such a buffer before core gets it, with
-// Options::decoder: each decoder, in both formats, is the one whose row
-// counts the message, and no other decoder saw it. The call sends plain and
-// the reply comes back plain, so nothing else in this process inflates.
-TEST_F(CoreRulesOnFallback, ReEncodedBufferIsInflatedByTheConfiguredDecoder) {
-  ASSERT_FALSE(RegisteredForCoreCodec()) << "registered for the fallback only";
-  auto channel =
-      CreateChannel(raw_.target(), grpc::InsecureChannelCredentials(), {});
-  for (grpc_compression_algorithm carried :
-       {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
-    grpc::ByteBuffer request;
-    ASSERT_TRUE(EncodeMessage(Request(2048), carried, &request).ok());
-    test_support::ExpectEachDecoderInflatesTheMessage(
-        carried == GRPC_COMPRESS_GZIP ? "gzip" : "deflate", [&] {
-          const grpc::Status status =
-              RawCall(channel, GRPC_COMPRESS_NONE, request);
-          ASSERT_TRUE(status.ok()) << status.error_message();
-          EXPECT_EQ(Arrived(), GRPC_COMPRESS_NONE);
-        });
-  }
 }
 
 class CountingInterceptor final : public grpc::experimental::Interceptor {
@@ -217,49 +155,13 @@ class CountingFactory final
   int* count_;
 };
 
-TEST_F(CoreRulesTest, InterceptorFactoryComposesWithYourOwnList) {
-  grpc::ChannelArguments args;
-  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+TEST_F(CoreRulesTest, YourInterceptorsRunOnAPooledChannel) {
   int sent = 0;
-  std::vector<
-      std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>
-      interceptors;
+  ClientInterceptorFactories interceptors;
   interceptors.push_back(std::make_unique<CountingFactory>(&sent));
-  interceptors.push_back(CreateClientInterceptorFactory(args));
-  auto stub =
-      Echo::NewStub(grpc::experimental::CreateCustomChannelWithInterceptors(
-          raw_.target(), grpc::InsecureChannelCredentials(), args,
-          std::move(interceptors)));
-  grpc::ClientContext context;
-  EchoResponse response;
-  ASSERT_TRUE(stub->Unary(&context, Request(2048), &response).ok());
+  ASSERT_TRUE(Call(raw_, {}, 2048, std::move(interceptors)).ok());
   EXPECT_EQ(sent, 1);
   EXPECT_EQ(Arrived(), GRPC_COMPRESS_GZIP);
-}
-
-TEST(ServerInterceptorFactory, ComposesWithYourOwnList) {
-  EchoServiceImpl service;
-  const LoopbackServer server =
-      StartLoopbackServer(&service, [](grpc::ServerBuilder& builder) {
-        builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-        std::vector<std::unique_ptr<
-            grpc::experimental::ServerInterceptorFactoryInterface>>
-            interceptors;
-        interceptors.push_back(CreateServerInterceptorFactory(builder));
-        builder.experimental().SetInterceptorCreators(std::move(interceptors));
-      });
-  auto channel = grpc::CreateCustomChannel(
-      server.target(), grpc::InsecureChannelCredentials(), RawModeArgs());
-  grpc::ClientContext context;
-  grpc::ByteBuffer reply;
-  ASSERT_TRUE(
-      RawUnary(channel, &context, Serialized(Request(2048)), &reply).ok());
-  // Compressed by core through the core codec, or by the interceptor.
-  EXPECT_EQ(ReceivedCompression(reply), GRPC_COMPRESS_GZIP);
-  EchoResponse response;
-  ASSERT_TRUE(DecodeMessage(reply, &response).ok());
-  EXPECT_EQ(response.payload(), Request(2048).payload());
-  server.server->Shutdown();
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // {pooled, stock} client x {pooled, stock} server x the four RPC kinds x
 // {gzip, deflate, none} x payload sizes, over loopback with real servers:
 // every payload must come back intact, every message the call's algorithm
-// compresses must have been compressed by the codec and served by the pool
-// where the registered path says so (registered_path.h), and nothing else.
+// compresses must have been compressed by the codec and served by the pool,
+// and nothing else.
 
 #include <gtest/gtest.h>
 
@@ -10,10 +10,10 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "core_codec_required.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
 #include "pooled_gzip/pooled_gzip.h"
-#include "registered_path.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
@@ -21,10 +21,10 @@ namespace {
 
 using MatrixParam =
     std::tuple<Mode, Mode, Rpc, grpc_compression_algorithm, size_t>;
-using test_support::RegisteredForCoreCodec;
 using test_support::Totals;
 
-[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
+[[maybe_unused]] const bool kCoreCodecRequired =
+    test_support::RequireCoreCodec();
 
 uint64_t Checkouts(const PoolCounters& pool) {
   return pool.created + pool.reused;
@@ -125,28 +125,15 @@ TEST_P(MatrixTest, EchoesEveryPayloadIntact) {
     return;
   }
   const Messages messages = MessagesOf(rpc, options.count);
-  if (RegisteredForCoreCodec()) {
-    // Core compresses every message of the process through the core codec,
-    // stock channels and servers included, and sends plain what would not
-    // shrink (the requests of 0 and 1 B payloads carry only a few bytes,
-    // the responses fewer); the receiver inflates the rest through it.
-    const uint64_t all = messages.requests + messages.responses;
-    EXPECT_EQ(compressed + declined, all);
-    EXPECT_EQ(compressed, size >= 1024 ? all : 0u);
-    EXPECT_EQ(inflated, compressed);
-    EXPECT_EQ(readers, inflated);
-  } else {
-    // The interceptor compresses what pooled clients send and pooled
-    // servers reply, every message of them; core's own zlib does the rest
-    // and all the inflating.
-    const uint64_t pooled =
-        (client_mode == Mode::kPooled ? messages.requests : 0) +
-        (server_mode == Mode::kPooled ? messages.responses : 0);
-    EXPECT_EQ(compressed, pooled);
-    EXPECT_EQ(declined, 0u);
-    EXPECT_EQ(inflated, 0u);
-    EXPECT_EQ(readers, 0u);
-  }
+  // Core compresses every message of the process through the core codec,
+  // stock channels and servers included, and sends plain what would not
+  // shrink (the requests of 0 and 1 B payloads carry only a few bytes, the
+  // responses fewer); the receiver inflates the rest through it.
+  const uint64_t all = messages.requests + messages.responses;
+  EXPECT_EQ(compressed + declined, all);
+  EXPECT_EQ(compressed, size >= 1024 ? all : 0u);
+  EXPECT_EQ(inflated, compressed);
+  EXPECT_EQ(readers, inflated);
   // One pooled writer per message compressed; declining may stop before
   // taking one.
   EXPECT_GE(writers, compressed);

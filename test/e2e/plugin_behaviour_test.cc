@@ -2,9 +2,8 @@
 // loopback: messages really leave compressed, per-call settings are obeyed,
 // the plugin steps aside where it cannot be certain of the algorithm, user
 // interceptors keep running, contexts are recycled, and corrupt input fails
-// one call without hurting the server. CTest runs every case on the core
-// codec and again on the interceptor path ("fallback." cases), and each
-// path must be the one it was registered for (registered_path.h).
+// one call without hurting the server. Every case expects the core codec
+// active (core_codec_required.h).
 
 #include <grpcpp/version_info.h>
 #include <gtest/gtest.h>
@@ -15,14 +14,14 @@
 #include <string>
 
 #include "codec/codec.h"
+#include "core_codec_required.h"
 #include "each_decoder.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
+#include "glue/byte_buffer_access.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "raw_echo.h"
-#include "registered_path.h"
-#include "seam/byte_buffer_access.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::echo {
@@ -37,9 +36,8 @@ EchoRequest Request(size_t size, const std::string& response_encoding = "") {
   return request;
 }
 
-using test_support::RegisteredForCoreCodec;
-
-[[maybe_unused]] const bool kPathChecked = test_support::CheckRegisteredPath();
+[[maybe_unused]] const bool kCoreCodecRequired =
+    test_support::RequireCoreCodec();
 
 // Threads alive now, from /proc.
 size_t ThreadsInThisProcess() {
@@ -151,16 +149,14 @@ TEST(PluginOnTheWire, RawModeRepliesAreNotCompressedTwice) {
       raw.target(), grpc::InsecureChannelCredentials(), RawModeArgs());
   const Reply reply = SendRaw(channel, Request(64 * 1024, "gzip"));
   EXPECT_EQ(reply.compression, GRPC_COMPRESS_GZIP);
-  // EncodeMessage's writer only; the interceptor compressing it again would
-  // be a second checkout.
+  // EncodeMessage's writer only; compressing it again would be a second
+  // checkout.
   EXPECT_EQ(reply.pool_checkouts, 1u);
   raw.server->Shutdown();
 }
 
-// Options::skip_incompressible and min_compress_bytes on the wire. On the
-// core codec a skipped message leaves plain and is counted; on the
-// interceptor path the options do nothing, since gRPC would compress the
-// message itself.
+// Options::skip_incompressible and min_compress_bytes on the wire: a
+// skipped message leaves plain and is counted.
 TEST(PluginOnTheWire, SkippedMessagesLeavePlainOnTheCoreCodec) {
   const Options original = GetOptions();
   Options options = original;
@@ -170,12 +166,11 @@ TEST(PluginOnTheWire, SkippedMessagesLeavePlainOnTheCoreCodec) {
   RawServer raw = StartRawServer(/*with_plugin=*/false);
   auto stub = Echo::NewStub(
       MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP));
-  const bool skips = RegisteredForCoreCodec();
   for (payloads::Kind kind : payloads::AllKinds()) {
     for (size_t size :
          {size_t{100}, size_t{1024}, size_t{65536}, size_t{1} << 20}) {
       const bool random = kind == payloads::Kind::kRandom;
-      const bool skipped = skips && (size < 200 || (random && size > 100));
+      const bool skipped = (size < 200 || (random && size > 100));
       EchoRequest request;
       request.set_payload(payloads::Make(kind, size));
       const auto before = test_support::Totals(/*compressing=*/true, "gzip");
@@ -220,7 +215,7 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
     grpc::ClientContext context;
     EchoResponse response;
     ASSERT_TRUE(stub->Unary(&context, request, &response).ok());
-    if (level == 0 && RegisteredForCoreCodec()) {
+    if (level == 0) {
       // Stored blocks are larger than the message: core's not-smaller rule
       // sends it plain, as stock gRPC would.
       EXPECT_EQ(raw.service->received().back(), GRPC_COMPRESS_NONE);
@@ -268,10 +263,9 @@ TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
 
   const Reply reply = SendRaw(channel, Request(1024));
   // Core picked an algorithm from the level and the client's
-  // grpc-accept-encoding. On the core codec it compressed the reply with a
-  // pooled writer; the interceptor cannot know the algorithm and stays out.
+  // grpc-accept-encoding, and compressed the reply with a pooled writer.
   EXPECT_NE(reply.compression, GRPC_COMPRESS_NONE);
-  EXPECT_EQ(reply.pool_checkouts, RegisteredForCoreCodec() ? 1u : 0u);
+  EXPECT_EQ(reply.pool_checkouts, 1u);
   server.server->Shutdown();
 }
 
@@ -311,10 +305,8 @@ TEST(PluginStepsAside, OnInProcessChannels) {
     ASSERT_TRUE(status.ok()) << encoding << " " << status.error_message();
     EXPECT_EQ(response.payload(), request.payload()) << encoding;
     // In-process transports have no compression filters: core never calls
-    // its codec, so the core codec sees nothing, and the fallback
-    // interceptor, which cannot tell whether anything would inflate its
-    // output, must not compress either. Nothing of either direction reaches
-    // the codec or the pool.
+    // its codec, so the core codec sees nothing: nothing of either
+    // direction reaches the codec or the pool.
     EXPECT_EQ(PoolCheckouts(), checkouts) << encoding;
     EXPECT_EQ(test_support::CodecMessages(true), compressed) << encoding;
     EXPECT_EQ(test_support::CodecMessages(false), inflated) << encoding;
@@ -383,10 +375,14 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
   const LoopbackServer server = StartLoopbackServer(
       &service, [&server_log](grpc::ServerBuilder& builder) {
         builder.SetDefaultCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-        ServerInterceptorFactories server_interceptors;
+        std::vector<std::unique_ptr<
+            grpc::experimental::ServerInterceptorFactoryInterface>>
+            server_interceptors;
         server_interceptors.push_back(
             std::make_unique<RecordingServerFactory>(&server_log));
-        EnableOnServer(builder, std::move(server_interceptors));
+        builder.experimental().SetInterceptorCreators(
+            std::move(server_interceptors));
+        EnableOnServer(builder);
       });
 
   grpc::ChannelArguments args;
@@ -439,12 +435,11 @@ TEST(PooledEcho, UserInterceptorsRunFirstAndContextsAreRecycled) {
     // 1.51 compresses on the threads that ran the warm-up: none creates one.
     EXPECT_EQ(steady.writers.created, warm.writers.created);
 #endif
-    // Received messages: pooled readers on the core codec (core inflates on
-    // its transport threads, which may meet their first message late), and
-    // core's own inflate on the interceptor path.
+    // Received messages: pooled readers (core inflates on its transport
+    // threads, which may meet their first message late).
     const uint64_t reads = steady.readers.reused + steady.readers.created -
                            warm.readers.reused - warm.readers.created;
-    EXPECT_EQ(reads, RegisteredForCoreCodec() ? 2u * 500 : 0u);
+    EXPECT_EQ(reads, 2u * 500);
     // How many of gRPC's threads meet their first message late depends on
     // scheduling; that each creates one reader at most, never one per
     // message, does not.

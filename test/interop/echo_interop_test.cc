@@ -108,14 +108,9 @@ class EchoInteropTest : public testing::TestWithParam<Param> {};
 
 TEST_P(EchoInteropTest, EchoesAndCompressesAsExpectedOnTheWire) {
   const auto& [peer, role, algorithm] = GetParam();
-  // The pooled programs inherit this test's environment: on the core codec
-  // they follow core's rule; with it off, the interceptor flags everything.
-  const char* core_codec = std::getenv("POOLED_GZIP_CORE_CODEC");
-  const bool on_core_codec =
-      core_codec == nullptr || std::string(core_codec) != "0";
-  const Sending pooled = algorithm == "none" ? Sending::kNothing
-                         : on_core_codec     ? Sending::kCoreRule
-                                             : Sending::kEveryMessage;
+  // The pooled programs are on the core codec: core's own rule.
+  const Sending pooled =
+      algorithm == "none" ? Sending::kNothing : Sending::kCoreRule;
   EchoExpectation expectation;
   expectation.algorithm = algorithm;
   expectation.rpcs = EchoRpcs();
@@ -179,8 +174,7 @@ Recycling Parse(const std::string& output, const std::string& pool) {
 
 // Typed methods, client and server in their own processes, both on the core
 // codec: every request and response is written and read by recycled
-// contexts, on both sides. Received messages are pooled on the core codec
-// only, so the fallback registration leaves this suite out.
+// contexts, on both sides.
 TEST(PooledPairOnCoreCodec, BothProcessesRecycleWritersAndReaders) {
   constexpr int kMessages = 2000;
   // An explicit backend and level, which the set-up must not undo.

@@ -35,8 +35,8 @@ c++ -std=c++17 "$consumer_dir/main.cc" -o "$scratch/pkg-config-consumer" \
 
 # gRPC first in the NEEDED list, as `$(pkg-config --libs grpc++)
 # $(pkg-config --libs pooled_gzip)` gives a program that calls gRPC's C core
-# itself: gRPC's calls bind to libgrpc's own codec, and installing the core
-# codec must point them here.
+# itself: libgrpc ahead in the lookup order, and installing the core codec
+# must still point libgrpc's zlib imports here.
 echo "== libgrpc ahead of libpooled_gzip in the lookup order"
 # shellcheck disable=SC2046
 c++ -std=c++17 "$consumer_dir/main.cc" -o "$scratch/grpc-first-consumer" \

@@ -2,19 +2,27 @@
 # libgrpc builds that are not the one the build uses, made from the
 # system's own libgrpc.a relinked as a shared library with libgrpc's
 # SONAME, each in CACHE/VARIANT/, to be loaded in its place through
-# LD_LIBRARY_PATH (on_relinked_libgrpc.sh):
+# LD_LIBRARY_PATH (on_relinked_libgrpc.sh). pooled_gzip serves gRPC's
+# codec at its six zlib imports, which every variant keeps as slots
+# whatever else its link binds; each variant exports gRPC's two codec
+# functions, through which activation sees that codec served.
 #
-#   debian    the archive relinked as it is: the control.
-#   ubuntu    the same with -Wl,-Bsymbolic-functions, which Ubuntu's
-#             dpkg-buildflags add to every shared library: libgrpc binds its
-#             own calls to grpc_msg_compress and grpc_msg_decompress, and
-#             has no slot for them; its zlib imports remain.
-#   stand-in  message_compress.cc.o replaced by STAND_IN_SOURCE, the same
-#             two functions with another contract.
-#   one-slot  every function bound within libgrpc but grpc_msg_compress
-#             (-Wl,--dynamic-list naming it alone): a slot for one codec
-#             function, none for the other, as a libgrpc linked with a
-#             dynamic list or a visibility map of its own may have.
+#   debian        the archive relinked as it is: the control.
+#   ubuntu        the same with -Wl,-Bsymbolic-functions, which Ubuntu's
+#                 dpkg-buildflags add to every shared library: libgrpc
+#                 binds its own calls to grpc_msg_compress and
+#                 grpc_msg_decompress, and has no slot for them; its zlib
+#                 imports remain.
+#   one-slot      every function bound within libgrpc but grpc_msg_compress
+#                 (-Wl,--dynamic-list naming it alone): a slot for one codec
+#                 function, none for the other, as a libgrpc linked with a
+#                 dynamic list or a visibility map of its own may have.
+#   stand-in-gpr  message_compress.cc.o replaced by STAND_IN_SOURCE built
+#                 with POOLED_GZIP_STAND_IN_GPR_ALLOCATOR: the same two
+#                 functions, code of their own with another contract, whose
+#                 zlib streams are opened as core's (gpr's allocator).
+#   stand-in      the same stand-in on zlib's default allocator: its
+#                 streams are not opened as core's.
 #
 #   relink_libgrpc.sh LIBGRPC CACHE STAND_IN_SOURCE
 #
@@ -91,20 +99,38 @@ relink ubuntu "$archive" -Wl,-Bsymbolic-functions
 echo '{ _Z17grpc_msg_compress26grpc_compression_algorithmP17grpc_slice_bufferS1_; };' \
   > "$scratch/compress_only.list"
 relink one-slot "$archive" -Wl,--dynamic-list="$scratch/compress_only.list"
-if ! cached stand-in; then
-  # shellcheck disable=SC2046  # pkg-config output is meant to be split
-  run c++ -std=c++17 -O2 -fPIC -Wall -Wextra -Werror -c "$stand_in_source" \
-    -o "$scratch/stand_in.o" $(run pkg-config --cflags grpc)
-  cp "$archive" "$scratch/without_codec.a"
-  run ar d "$scratch/without_codec.a" message_compress.cc.o
-fi
-relink stand-in "$scratch/without_codec.a" "" "$scratch/stand_in.o"
+
+# stand_in VARIANT [OPTION...]: the archive without its
+# message_compress.cc.o, and STAND_IN_SOURCE compiled with OPTIONS in its
+# place.
+stand_in() {
+  local variant=$1
+  shift
+  if ! cached "$variant"; then
+    if [[ ! -f "$scratch/without_codec.a" ]]; then
+      cp "$archive" "$scratch/without_codec.a"
+      run ar d "$scratch/without_codec.a" message_compress.cc.o
+    fi
+    # shellcheck disable=SC2046  # pkg-config output is meant to be split
+    run c++ -std=c++17 -O2 -fPIC -Wall -Wextra -Werror "$@" \
+      -c "$stand_in_source" -o "$scratch/$variant.o" \
+      $(run pkg-config --cflags grpc)
+  fi
+  relink "$variant" "$scratch/without_codec.a" "" "$scratch/$variant.o"
+}
+stand_in stand-in-gpr -DPOOLED_GZIP_STAND_IN_GPR_ALLOCATOR
+stand_in stand-in
 
 # The relinks are what they stand for: two lazy slots for gRPC's codec in
-# the faithful ones, none where libgrpc binds its own calls, and the six
-# zlib imports in every one.
+# the faithful ones, none where libgrpc binds its own calls, one in the
+# one-slot relink; the six zlib imports, through which pooled_gzip serves
+# them, in every one; and both codec functions exported, through which
+# activation sees them served.
+variants=(debian ubuntu one-slot stand-in-gpr stand-in)
+codec_functions='_Z1(7grpc_msg_|9grpc_msg_de)compress26grpc_compression_'
+codec_functions+='algorithmP17grpc_slice_bufferS1_'
 count() { run readelf -rW "$cache/$1/$soname" | grep -c -E "$2" || true; }
-for variant in debian stand-in ubuntu one-slot; do
+for variant in "${variants[@]}"; do
   codec_slots=$(count "$variant" 'JUMP_SLOT.*grpc_msg_')
   expected=2
   [[ $variant == ubuntu ]] && expected=0
@@ -119,9 +145,15 @@ for variant in debian stand-in ubuntu one-slot; do
     echo "the $variant relink has $zlib_slots zlib import slots, not 6"
     exit 1
   fi
+  exported=$(run nm -D --defined-only "$cache/$variant/$soname" |
+    grep -c -E " T $codec_functions\$" || true)
+  if [[ $exported != 2 ]]; then
+    echo "the $variant relink exports $exported of gRPC's two codec functions"
+    exit 1
+  fi
 done
 if [[ $(count one-slot 'JUMP_SLOT.*grpc_msg_compress') != 1 ]]; then
   echo "the one-slot relink's slot is not grpc_msg_compress's"
   exit 1
 fi
-echo "relinked libgrpc: debian, ubuntu, stand-in and one-slot in $cache"
+echo "relinked libgrpc: ${variants[*]} in $cache"

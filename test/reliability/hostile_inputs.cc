@@ -2,10 +2,10 @@
 
 #include <vector>
 
+#include "glue/byte_buffer_access.h"
 #include "plain_zlib.h"
 #include "process_memory.h"
 #include "raw_echo.h"
-#include "seam/byte_buffer_access.h"
 #include "zeros_deflated.h"
 
 namespace pooled_gzip::reliability {

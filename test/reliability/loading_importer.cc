@@ -1,10 +1,12 @@
 // An object that imports gRPC's message codec itself, as a plugin built
 // against libgrpc does: loading_importer_child loads and unloads it while
 // the core codec is being installed, then calls it. Linked with
-// -z now -z relro (its codec slots end up on a page the loader makes
-// read-only once it has relocated them) and ten small dependencies (more
-// for dlopen() to do between listing it and relocating it), and not with
-// pooled_gzip.
+// -z now -z relro (its slots end up on a page the loader makes read-only
+// once it has relocated them) and ten small dependencies (more for
+// dlopen() to do between listing it and relocating it), and not with
+// pooled_gzip. Its calls reach libgrpc's own codec functions, the only
+// definitions (pooled_gzip defines none of them), whose zlib calls
+// pooled_gzip serves through libgrpc's slots.
 
 #include <grpc/compression.h>
 #include <grpc/slice.h>
@@ -14,7 +16,8 @@
 #include <cstdint>
 
 // gRPC's own declarations (src/core/lib/compression/message_compress.h),
-// with C++ linkage, as libgrpc defines them.
+// with C++ linkage, as libgrpc defines and exports them (1.51 through
+// 1.83).
 int grpc_msg_compress(grpc_compression_algorithm algorithm,
                       grpc_slice_buffer* input, grpc_slice_buffer* output);
 int grpc_msg_decompress(grpc_compression_algorithm algorithm,

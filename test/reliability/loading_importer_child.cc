@@ -2,18 +2,19 @@
 // loads and unloads loading_importer (an object that imports gRPC's
 // message codec) --loads times while main keeps installing the core codec,
 // so that installs meet the importer half loaded: listed by the loader but
-// not yet relocated. Installing must leave such an object alone; writing
-// its slots then either crashes the loader relocating them or is undone
-// by it. Afterwards the importer, loaded once more, must be served by the
-// pooled codec. Exits 0 when it was, 1 otherwise. Prints a line every
-// kLoadsPerLine loads, and after each step, so that a hang shows as
-// silence.
+// not yet relocated. Each install after a load scans the loaded objects
+// again for libgrpc's zlib slots; it must leave such an object alone (it
+// writes only libgrpc's slots), neither crashing nor deadlocking with the
+// loader. Afterwards the importer, loaded once more, must be served by
+// the pooled codec: its calls reach libgrpc's codec functions, whose zlib
+// calls lead to pooled_gzip. Exits 0 when it was, 1 otherwise. Prints a
+// line every kLoadsPerLine loads, and after each step, so that a hang
+// shows as silence.
 //
 // Built twice: with libpooled_gzip ahead of libgrpc in NEEDED (as CMake
-// orders them), where relocating the importer binds its calls to this
-// library's definitions; and with libgrpc first, where they bind to gRPC's
-// own and only the install pointing the importer's slots makes them
-// pooled.
+// orders them), and with libgrpc first. pooled_gzip defines none of gRPC's
+// codec functions, so the importer's calls bind to libgrpc's in both, and
+// both must be served the same.
 
 #include <dlfcn.h>
 #include <grpc/slice_buffer.h>

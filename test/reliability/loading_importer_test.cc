@@ -1,10 +1,10 @@
 // Installing the core codec while an object that imports gRPC's codec is
-// being loaded must not crash the process, and must leave that object
-// served by the pooled codec. loading_importer_child races the two and
-// then calls the importer; a crash shows as an exit on a signal, a hang as
-// no line of output for kPerStep. The child prints a line every few dozen
-// loads: under TSan on a busy machine its whole run takes minutes, but no
-// step anywhere near kPerStep.
+// being loaded must not crash or hang the process, and must leave that
+// object served by the pooled codec (through libgrpc's zlib calls).
+// loading_importer_child races the two and then calls the importer; a crash
+// shows as an exit on a signal, a hang as no line of output for kPerStep. The
+// child prints a line every few dozen loads: under TSan on a busy machine its
+// whole run takes minutes, but no step anywhere near kPerStep.
 
 #include <gtest/gtest.h>
 
@@ -35,14 +35,13 @@ void RunChild(const char* path) {
   EXPECT_EQ(*code, 0) << (*child)->output();
 }
 
-// The importer's calls bind to libpooled_gzip's definitions when it is
-// relocated.
+// libpooled_gzip ahead of libgrpc in the lookup order.
 TEST(LoadingImporterTest, PooledGzipFirstInNeeded) {
   RunChild(POOLED_GZIP_CHILD_POOLED_GZIP_FIRST);
 }
 
-// They bind to gRPC's own: only the install pointing the importer's slots,
-// once it is loaded, makes them pooled.
+// libgrpc ahead: the importer's calls bind to gRPC's own codec functions
+// either way, and are served the same.
 TEST(LoadingImporterTest, GrpcFirstInNeeded) {
   RunChild(POOLED_GZIP_CHILD_GRPC_FIRST);
 }

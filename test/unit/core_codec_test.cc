@@ -1,11 +1,10 @@
-// The core codec against libgrpc's own grpc_msg_compress/decompress, found
-// through libgrpc's handle, including the edges of core's contract. On the
-// zlib backend: the same return values and the same output bytes on every
-// case. On every backend: core's contract on the backend's own streams,
-// which libgrpc reads back, and libgrpc's answer to every stream received,
-// from every decoder (Options::decoder) on every encoder's streams.
-
-#include "seam/core_codec.h"
+// gRPC's own grpc_msg_compress/decompress, served at their zlib calls once
+// the core codec is active, against core's contract on real zlib, including
+// its edges. On the zlib backend: the same return values and the same
+// output bytes on every case. On every backend: core's contract on the
+// backend's own streams, which real zlib reads back, and stock's answer to
+// every stream received, from every decoder (Options::decoder) on every
+// encoder's streams.
 
 #include <grpc/grpc.h>
 #include <grpc/slice.h>
@@ -27,11 +26,12 @@
 #include "absl/strings/match.h"
 #include "codec/codec.h"
 #include "codec/pools.h"
+#include "glue/compression_algorithm.h"
 #include "log_capture.h"
+#include "message_codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "seam/activation.h"
-#include "seam/compression_algorithm.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::internal {
@@ -136,8 +136,9 @@ struct Outcome {
 
 // Runs `fn` on `input` cut by `slicing`, with bytes already in `output` as
 // core allows.
-Outcome RunCodec(MessageCodecFn fn, grpc_compression_algorithm algorithm,
-                 absl::string_view input, Slicing slicing, uint32_t seed) {
+Outcome RunCodec(test_support::MessageCodecFn fn,
+                 grpc_compression_algorithm algorithm, absl::string_view input,
+                 Slicing slicing, uint32_t seed) {
   std::mt19937 rng(seed);
   SliceBuffer in;
   in.Fill(input, slicing, &rng);
@@ -187,19 +188,16 @@ constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
                                  Backend::kIsal};
 
 // Sets the process-wide backend at its default level and the decoder of
-// both formats, and checks that the differential has libgrpc's own
-// functions to compare with. The decoder is set explicitly: left unset, it
-// would be the same two defaults whatever the backend, and the other
-// decoders would never meet libgrpc.
+// both formats, and checks that gRPC's codec is served. The decoder is set
+// explicitly: left unset, it would be the same two defaults whatever the
+// backend, and the other decoders would never meet stock's streams.
 void UseCodecs(Backend backend, Backend decoder) {
   Options options = GetOptions();
   options.backend = backend;
   options.level = kDefaultLevel;
   options.decoder = decoder;
   ASSERT_TRUE(Configure(options).ok());
-  ASSERT_NE(Stock().compress, nullptr) << "libgrpc's definition not found";
-  ASSERT_NE(Stock().decompress, nullptr);
-  ASSERT_NE(Stock().compress, &PooledCompress);
+  ASSERT_TRUE(InstallCoreCodec()) << CoreCodecExplanation();
 }
 
 class CoreCodecTest : public ::testing::Test {
@@ -212,7 +210,7 @@ class CoreCodecTest : public ::testing::Test {
 // What core's contract asks of PooledCompress's `pooled` outcome on a
 // backend whose streams differ from zlib's (RunCodec's "PRE" in front):
 // a stream that makes the output strictly shorter than the message and that
-// libgrpc's own decompress reads back to the message, or a 0 with the
+// real zlib's decompress reads back to the message, or a 0 with the
 // message appended unchanged, where the backend's own stream of the message
 // would not have been shorter. Empty if it holds, else what broke.
 std::string ContractBreach(grpc_compression_algorithm algorithm,
@@ -239,10 +237,10 @@ std::string ContractBreach(grpc_compression_algorithm algorithm,
   }
   if (pooled.result != 1) return "result " + std::to_string(pooled.result);
   if (pooled.output.size() >= message.size()) return "not smaller";
-  const Outcome read_back =
-      RunCodec(Stock().decompress, algorithm, appended, Slicing::kOne, 0);
+  const Outcome read_back = RunCodec(&test_support::ReferenceDecompress,
+                                     algorithm, appended, Slicing::kOne, 0);
   if (!(read_back == Outcome{1, "PRE" + message})) {
-    return "libgrpc does not read the stream back to the message";
+    return "real zlib does not read the stream back to the message";
   }
   return "";
 }
@@ -261,14 +259,14 @@ int CompareAll(Backend backend, Backend decoder, uint32_t seed,
     for (grpc_compression_algorithm algorithm : kAlgorithms) {
       for (Slicing slicing : kSlicings) {
         const uint32_t case_seed = seed + index++;
-        const Outcome stock =
-            RunCodec(Stock().compress, algorithm, message, slicing, case_seed);
-        const Outcome pooled =
-            RunCodec(&PooledCompress, algorithm, message, slicing, case_seed);
+        const Outcome stock = RunCodec(&test_support::ReferenceCompress,
+                                       algorithm, message, slicing, case_seed);
+        const Outcome pooled = RunCodec(&grpc_msg_compress, algorithm, message,
+                                        slicing, case_seed);
         ++compared;
         const std::string breach =
             backend == Backend::kZlib || algorithm == GRPC_COMPRESS_NONE
-                ? (stock == pooled ? "" : "differs from libgrpc")
+                ? (stock == pooled ? "" : "differs from stock")
                 : ContractBreach(algorithm, message, slicing, pooled);
         if (!breach.empty()) {
           ++mismatches;
@@ -281,7 +279,7 @@ int CompareAll(Backend backend, Backend decoder, uint32_t seed,
         }
         if (slicing != Slicing::kOne) continue;
         // What stock sent, and what this backend sends: every backend must
-        // answer both, and every variant of them, as libgrpc does.
+        // answer both, and every variant of them, as stock does.
         std::vector<std::string> streams = {stock.output.substr(3)};
         if (backend != Backend::kZlib && pooled.result == 1) {
           streams.push_back(pooled.output.substr(3));
@@ -289,10 +287,11 @@ int CompareAll(Backend backend, Backend decoder, uint32_t seed,
         for (const std::string& stream : streams) {
           for (const std::string& variant : Variants(stream, algorithm)) {
             for (Slicing cut : kSlicings) {
-              const Outcome stock_in = RunCodec(Stock().decompress, algorithm,
-                                                variant, cut, case_seed);
-              const Outcome pooled_in = RunCodec(&PooledDecompress, algorithm,
-                                                 variant, cut, case_seed);
+              const Outcome stock_in =
+                  RunCodec(&test_support::ReferenceDecompress, algorithm,
+                           variant, cut, case_seed);
+              const Outcome pooled_in = RunCodec(
+                  &grpc_msg_decompress, algorithm, variant, cut, case_seed);
               ++compared;
               if (!(stock_in == pooled_in)) {
                 ++mismatches;
@@ -316,12 +315,12 @@ int CompareAll(Backend backend, Backend decoder, uint32_t seed,
   return mismatches;
 }
 
-TEST_F(CoreCodecTest, SameResultsAndBytesAsLibgrpc) {
+TEST_F(CoreCodecTest, SameResultsAndBytesAsStock) {
   int comparisons = 0;
   EXPECT_EQ(
       CompareAll(Backend::kZlib, Backend::kZlib, 1, ~size_t{0}, &comparisons),
       0);
-  std::cout << "  " << comparisons << " cases compared with libgrpc\n";
+  std::cout << "  " << comparisons << " cases compared with stock\n";
   EXPECT_GT(comparisons, 3000);
 }
 
@@ -342,7 +341,7 @@ TEST_F(CoreCodecTest, SameResultsFromManyThreads) {
 
 // The same cases on every other encoder and decoder pair: each backend's
 // streams are its own, but core's contract, and every decoder's answer to
-// what arrives (stock's streams and each backend's), are libgrpc's.
+// what arrives (stock's streams and each backend's), are stock's.
 struct Codecs {
   Backend backend;  // compresses
   Backend decoder;  // decompresses, both formats
@@ -370,12 +369,12 @@ class CoreCodecOnEveryBackend : public ::testing::TestWithParam<Codecs> {
   void TearDown() override { ASSERT_TRUE(Configure(Options{}).ok()); }
 };
 
-TEST_P(CoreCodecOnEveryBackend, SameContractAsLibgrpc) {
+TEST_P(CoreCodecOnEveryBackend, SameContractAsStock) {
   int comparisons = 0;
   EXPECT_EQ(CompareAll(GetParam().backend, GetParam().decoder, 1, ~size_t{0},
                        &comparisons),
             0);
-  std::cout << "  " << comparisons << " cases compared with libgrpc\n";
+  std::cout << "  " << comparisons << " cases compared with stock\n";
   EXPECT_GT(comparisons, 3000);
 }
 
@@ -396,7 +395,7 @@ class CoreCodecFromManyThreads : public ::testing::TestWithParam<Backend> {
   void TearDown() override { ASSERT_TRUE(Configure(Options{}).ok()); }
 };
 
-TEST_P(CoreCodecFromManyThreads, SameContractAsLibgrpc) {
+TEST_P(CoreCodecFromManyThreads, SameContractAsStock) {
   std::vector<std::thread> threads;
   std::vector<int> mismatches(3, -1);
   for (int t = 0; t < 3; ++t) {
@@ -417,10 +416,12 @@ INSTANTIATE_TEST_SUITE_P(FastBackends, CoreCodecFromManyThreads,
 TEST_F(CoreCodecTest, InvalidAlgorithmLikeCore) {
   const auto invalid = GRPC_COMPRESS_ALGORITHMS_COUNT;
   const std::string message = Words(1000, 3);
-  EXPECT_EQ(RunCodec(&PooledCompress, invalid, message, Slicing::kOne, 0),
-            RunCodec(Stock().compress, invalid, message, Slicing::kOne, 0));
-  EXPECT_EQ(RunCodec(&PooledDecompress, invalid, message, Slicing::kOne, 0),
-            RunCodec(Stock().decompress, invalid, message, Slicing::kOne, 0));
+  EXPECT_EQ(RunCodec(&grpc_msg_compress, invalid, message, Slicing::kOne, 0),
+            RunCodec(&test_support::ReferenceCompress, invalid, message,
+                     Slicing::kOne, 0));
+  EXPECT_EQ(RunCodec(&grpc_msg_decompress, invalid, message, Slicing::kOne, 0),
+            RunCodec(&test_support::ReferenceDecompress, invalid, message,
+                     Slicing::kOne, 0));
 }
 
 TEST_F(CoreCodecTest, FullOutputBufferLikeCore) {
@@ -428,7 +429,8 @@ TEST_F(CoreCodecTest, FullOutputBufferLikeCore) {
   // compressible message into "not smaller".
   const std::string message = Words(2000, 5);
   for (size_t prefix : {size_t{0}, size_t{500}, size_t{1900}, size_t{3000}}) {
-    for (MessageCodecFn fn : {Stock().compress, &PooledCompress}) {
+    for (test_support::MessageCodecFn fn :
+         {&test_support::ReferenceCompress, &grpc_msg_compress}) {
       SliceBuffer in;
       in.Add(message);
       SliceBuffer out;
@@ -445,20 +447,21 @@ TEST_F(CoreCodecTest, FullOutputBufferLikeCore) {
 TEST_F(CoreCodecTest, CapRefusesLargerMessagesOnly) {
   const std::string message = std::string(5000, 'z');
   const Outcome compressed =
-      RunCodec(Stock().compress, GRPC_COMPRESS_GZIP, message, Slicing::kOne, 0);
+      RunCodec(&test_support::ReferenceCompress, GRPC_COMPRESS_GZIP, message,
+               Slicing::kOne, 0);
   ASSERT_EQ(compressed.result, 1);
   const std::string stream = compressed.output.substr(3);
 
   Options options = GetOptions();
   options.max_decompressed_bytes = 5000;
   ASSERT_TRUE(Configure(options).ok());
-  EXPECT_EQ(
-      RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream, Slicing::kOne, 0),
-      (Outcome{1, "PRE" + message}));
+  EXPECT_EQ(RunCodec(&grpc_msg_decompress, GRPC_COMPRESS_GZIP, stream,
+                     Slicing::kOne, 0),
+            (Outcome{1, "PRE" + message}));
   options.max_decompressed_bytes = 4999;
   ASSERT_TRUE(Configure(options).ok());
   const uint64_t refusals = Refusals();
-  EXPECT_EQ(RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream,
+  EXPECT_EQ(RunCodec(&grpc_msg_decompress, GRPC_COMPRESS_GZIP, stream,
                      Slicing::kRandomCuts, 0),
             (Outcome{0, "PRE"}));
   EXPECT_EQ(Refusals(), refusals + 1);
@@ -476,8 +479,9 @@ TEST_F(CoreCodecTest, TooShortToShrinkIsCountedAsDeclinedNotFailed) {
     for (size_t size : {size_t{1}, min_stream / 2, min_stream - 1}) {
       const test_support::DirectionTotals before = TotalsOf(true, algorithm);
       const std::string message(size, 'a');
-      EXPECT_EQ(RunCodec(&PooledCompress, algorithm, message, Slicing::kOne, 0),
-                (Outcome{0, "PRE" + message}));
+      EXPECT_EQ(
+          RunCodec(&grpc_msg_compress, algorithm, message, Slicing::kOne, 0),
+          (Outcome{0, "PRE" + message}));
       const test_support::DirectionTotals after = TotalsOf(true, algorithm);
       EXPECT_EQ(after.declined, before.declined + 1)
           << "algorithm " << algorithm << ", " << size << " B";
@@ -493,7 +497,8 @@ TEST_F(CoreCodecTest, CorruptOrTruncatedMessagesAreCountedAsFailed) {
   for (grpc_compression_algorithm algorithm :
        {GRPC_COMPRESS_GZIP, GRPC_COMPRESS_DEFLATE}) {
     const Outcome compressed =
-        RunCodec(Stock().compress, algorithm, Words(2000, 7), Slicing::kOne, 0);
+        RunCodec(&test_support::ReferenceCompress, algorithm, Words(2000, 7),
+                 Slicing::kOne, 0);
     ASSERT_EQ(compressed.result, 1);
     const std::string stream = compressed.output.substr(3);  // less "PRE"
     std::string corrupt = stream;
@@ -502,9 +507,9 @@ TEST_F(CoreCodecTest, CorruptOrTruncatedMessagesAreCountedAsFailed) {
          {corrupt, stream.substr(0, stream.size() / 2)}) {
       const test_support::DirectionTotals before = TotalsOf(false, algorithm);
       const uint64_t declined_before = TotalsOf(true, algorithm).declined;
-      EXPECT_EQ(
-          RunCodec(&PooledDecompress, algorithm, bad, Slicing::kOne, 0).result,
-          0);
+      EXPECT_EQ(RunCodec(&grpc_msg_decompress, algorithm, bad, Slicing::kOne, 0)
+                    .result,
+                0);
       const test_support::DirectionTotals after = TotalsOf(false, algorithm);
       EXPECT_EQ(after.failed, before.failed + 1) << "algorithm " << algorithm;
       EXPECT_EQ(after.refused, before.refused) << "algorithm " << algorithm;
@@ -547,7 +552,8 @@ TEST_F(CoreCodecTest, ContextsThatCannotBeCreatedAreFailuresNotRefusals) {
   grpc_init();
   const std::string message(5000, 'z');
   const Outcome compressed =
-      RunCodec(Stock().compress, GRPC_COMPRESS_GZIP, message, Slicing::kOne, 0);
+      RunCodec(&test_support::ReferenceCompress, GRPC_COMPRESS_GZIP, message,
+               Slicing::kOne, 0);
   ASSERT_EQ(compressed.result, 1);
   const std::string stream = compressed.output.substr(3);
   const Options original = GetOptions();
@@ -571,9 +577,9 @@ TEST_F(CoreCodecTest, ContextsThatCannotBeCreatedAreFailuresNotRefusals) {
     test_support::LogCapture capture;
     const LibdeflateCannotAllocate failing;
     std::thread([&] {
-      inflated = RunCodec(&PooledDecompress, GRPC_COMPRESS_GZIP, stream,
+      inflated = RunCodec(&grpc_msg_decompress, GRPC_COMPRESS_GZIP, stream,
                           Slicing::kOne, 0);
-      deflated = RunCodec(&PooledCompress, GRPC_COMPRESS_GZIP, message,
+      deflated = RunCodec(&grpc_msg_compress, GRPC_COMPRESS_GZIP, message,
                           Slicing::kOne, 0);
     }).join();
     lines = capture.Lines();

@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "message_codec.h"
 #include "payloads.h"
-#include "seam/core_codec.h"
+#include "pooled_gzip/pooled_gzip.h"
 
 namespace pooled_gzip::internal {
 namespace {
@@ -44,6 +45,7 @@ class ReceivedMemoryTest
     : public testing::TestWithParam<grpc_compression_algorithm> {
  protected:
   static void SetUpTestSuite() { grpc_init(); }
+  void SetUp() override { ASSERT_TRUE(InstallCoreCodec()); }
   static void TearDownTestSuite() { grpc_shutdown(); }
 };
 
@@ -57,7 +59,7 @@ TEST_P(ReceivedMemoryTest, KeptMessagesHoldAtMostAQuarterMore) {
   grpc_slice_buffer plain = OneSlice(message);
   grpc_slice_buffer stream;
   grpc_slice_buffer_init(&stream);
-  ASSERT_EQ(PooledCompress(algorithm, &plain, &stream), 1);
+  ASSERT_EQ(grpc_msg_compress(algorithm, &plain, &stream), 1);
   grpc_slice_buffer_destroy(&plain);
   std::string wire;
   for (size_t i = 0; i < stream.count; ++i) {
@@ -73,7 +75,7 @@ TEST_P(ReceivedMemoryTest, KeptMessagesHoldAtMostAQuarterMore) {
   for (grpc_slice_buffer& received : kept) {
     grpc_slice_buffer input = OneSlice(wire);
     grpc_slice_buffer_init(&received);
-    ASSERT_EQ(PooledDecompress(algorithm, &input, &received), 1);
+    ASSERT_EQ(grpc_msg_decompress(algorithm, &input, &received), 1);
     ASSERT_EQ(received.length, message.size());
     grpc_slice_buffer_destroy(&input);
   }

@@ -2,7 +2,8 @@
 // (testing/core_zlib_calls.h) every message comes out as zlib's does and
 // every stream zlib refuses is refused; any other pattern is zlib's own,
 // byte for byte; a bomb stops at the cap; served streams are pooled and
-// counted. The functions are called directly: no slot is pointed here.
+// counted. The functions are called directly; activation points libgrpc's
+// slots too, and decides which directions are served.
 
 #include "seam/zlib_seam.h"
 
@@ -22,6 +23,7 @@
 #include "plain_zlib.h"
 #include "pooled_gzip/pool_stats.h"
 #include "pooled_gzip/pooled_gzip.h"
+#include "seam/activation.h"
 #include "traffic_totals.h"
 #include "zeros_deflated.h"
 
@@ -55,8 +57,39 @@ std::string ZlibStream(Format format, const std::string& message) {
 constexpr size_t kSizes[] = {0, 1, 1023, 1024, 1025, 65536, 3 << 20};
 constexpr size_t kPieces[] = {1 << 30, 4096, 1000, 7};
 
+// Until activation has seen a direction served, gRPC's streams in it are
+// real zlib's, whatever allocator was learned: what activation reports is
+// what runs. Each case runs in a process of its own (gtest_discover_tests),
+// so this one starts before anything installs.
+TEST(ZlibSeamBeforeActivation,
+     GrpcsStreamsAreZlibsUntilTheirDirectionIsServed) {
+  ASSERT_EQ(StateOf(/*compressing=*/true), DirectionState::kOff)
+      << "run in a process of its own";
+  const std::string message = payloads::Make(payloads::Kind::kRecords, 8192);
+  const uint64_t made = StreamsServedOnThisThread(/*compressing=*/true);
+  const uint64_t inflated = StreamsServedOnThisThread(/*compressing=*/false);
+  const auto stream =
+      CoreCompress(Seam(), Format::kGzip, Slices(message, 3000));
+  ASSERT_TRUE(stream.has_value());
+  EXPECT_EQ(stream,
+            CoreCompress(RealZlib(), Format::kGzip, Slices(message, 3000)));
+  EXPECT_EQ(CoreDecompress(Seam(), Format::kGzip, Slices(*stream, 3000)),
+            message);
+  EXPECT_EQ(StreamsServedOnThisThread(/*compressing=*/true), made);
+  EXPECT_EQ(StreamsServedOnThisThread(/*compressing=*/false), inflated);
+  // While activation watches gRPC's codec on a thread, that thread's
+  // streams are served, and seen so.
+  {
+    const RecognizingGrpcStreams observing;
+    EXPECT_EQ(CoreDecompress(Seam(), Format::kGzip, Slices(*stream, 3000)),
+              message);
+  }
+  EXPECT_EQ(StreamsServedOnThisThread(/*compressing=*/false), inflated + 1);
+}
+
 class ZlibSeamTest : public testing::Test {
  protected:
+  void SetUp() override { ASSERT_TRUE(InstallCoreCodec()); }
   void TearDown() override { ASSERT_TRUE(Configure(Options{}).ok()); }
 };
 

@@ -14,8 +14,8 @@
 namespace pooled_gzip {
 
 // Integer 0 or 1, default 1. 0 sets this channel or server up as if the
-// plugin were not there: it does not install the core codec, adds no
-// interceptor, and its receive limit does not count towards the derived
+// plugin were not there: it does not install the core codec, and its
+// receive limit does not count towards the derived
 // decompression cap (options.h). The core codec is process-wide, though:
 // once installed by anything else, it serves this channel or server too.
 inline constexpr char kArgEnabled[] = "pooled_gzip.enabled";

@@ -75,8 +75,7 @@ struct Options {
   bool exact_zlib_refusals = false;
   // Opt-in ways to send a message uncompressed without compressing it
   // first, off by default so that the wire stays stock gRPC's. They act on
-  // the core codec only: on the interceptor path gRPC would compress such a
-  // message itself, and raw mode compresses what it is given.
+  // the core codec only: raw mode compresses what it is given.
   // GetTrafficStats() counts the messages as skipped. docs/reference.md,
   // "Skipping what does not compress".
   // A message whose sampled bytes are near-uniform: media, encrypted or
@@ -112,8 +111,8 @@ POOLED_GZIP_EXPORT absl::string_view BackendName(Backend backend);
 POOLED_GZIP_EXPORT std::optional<Backend> ParseBackend(absl::string_view name);
 
 // The process-wide settings' one entry point: applies all of `options` at
-// once to every message from now on, on every path (core codec, fallback
-// interceptor, raw mode). Safe at any time, from any thread, also before
+// once to every message from now on, on every path (core codec, raw
+// mode). Safe at any time, from any thread, also before
 // channels and servers exist; a message sees one call's options whole.
 // INVALID_ARGUMENT, changing nothing, for a backend or decoder that is none
 // of Backend's values (a cast from another number), or a level the backend

@@ -57,8 +57,8 @@ POOLED_GZIP_EXPORT PoolStats GetPoolStats();
 // One line, for logs: "created=3 reused=997 ... writers{...} readers{...}".
 POOLED_GZIP_EXPORT std::string ToString(const PoolStats& stats);
 
-// Messages through the codec on every path (core codec, interceptor, raw
-// mode), one row per direction, algorithm and backend that saw traffic.
+// Messages through the codec on every path (core codec, raw mode), one row per
+// direction, algorithm and backend that saw traffic.
 struct TrafficStats {
   bool compressing = true;  // false: decompressing
   std::string algorithm;    // "gzip" or "deflate"

@@ -12,8 +12,7 @@
 // every message of every call, typed methods included, through pooled
 // contexts, and keeps making every decision itself (algorithm per call,
 // set_no_compression, size limits). Where the core codec cannot be active
-// (see InstallCoreCodec), outgoing messages are compressed by an interceptor
-// instead and received ones are left to core.
+// (see InstallCoreCodec), the process says so once and runs as stock gRPC.
 
 #ifndef POOLED_GZIP_POOLED_GZIP_H_
 #define POOLED_GZIP_POOLED_GZIP_H_
@@ -23,7 +22,6 @@
 #include <grpcpp/server_builder.h>
 #include <grpcpp/support/channel_arguments.h>
 #include <grpcpp/support/client_interceptor.h>
-#include <grpcpp/support/server_interceptor.h>
 
 #include <memory>
 #include <string>
@@ -39,12 +37,10 @@ namespace pooled_gzip {
 
 using ClientInterceptorFactories = std::vector<
     std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>>;
-using ServerInterceptorFactories = std::vector<
-    std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>>;
 
 // Like grpc::CreateCustomChannel (with `interceptor_creators`, like
-// CreateCustomChannelWithInterceptors), on the core codec. Without it, an
-// interceptor after yours compresses outgoing messages.
+// CreateCustomChannelWithInterceptors), on the core codec unless the
+// channel's pooled_gzip.enabled argument is 0.
 POOLED_GZIP_EXPORT std::shared_ptr<grpc::Channel> CreateChannel(
     const std::string& target,
     const std::shared_ptr<grpc::ChannelCredentials>& creds,
@@ -52,45 +48,28 @@ POOLED_GZIP_EXPORT std::shared_ptr<grpc::Channel> CreateChannel(
     ClientInterceptorFactories interceptor_creators = {});
 
 // Sets `builder` up on the core codec, installed when the builder builds
-// the server (unless its pooled_gzip.enabled argument is 0). Where the core
-// codec cannot be active, an interceptor after `interceptor_creators`
-// compresses responses; SetInterceptorCreators replaces the builder's list,
-// so pass yours here, or use CreateServerInterceptorFactory. Call once per
-// builder, before BuildAndStart: after it, the call cannot set up the server
-// already built, and logs a warning saying so.
-POOLED_GZIP_EXPORT void EnableOnServer(
-    grpc::ServerBuilder& builder,
-    ServerInterceptorFactories interceptor_creators = {});
-
-// For interceptor lists you build yourself: the same set-up as
-// CreateChannel / EnableOnServer, returning the factory of the fallback
-// interceptor (which does nothing while the core codec is active). Put it
-// last in your list.
-POOLED_GZIP_EXPORT
-std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>
-CreateClientInterceptorFactory(const grpc::ChannelArguments& args);
-POOLED_GZIP_EXPORT
-std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>
-CreateServerInterceptorFactory(grpc::ServerBuilder& builder);
+// the server (unless its pooled_gzip.enabled argument is 0). Call before
+// BuildAndStart: after it, the call cannot set up the server already built,
+// and logs a warning saying so. Interceptors of yours are left alone.
+POOLED_GZIP_EXPORT void EnableOnServer(grpc::ServerBuilder& builder);
 
 // Installs the core codec for the whole process (idempotent, thread-safe;
 // the set-up calls above do it, EnableOnServer when the server is built)
 // and returns CoreCodecActive(). For a shared libgrpc it serves the zlib
-// calls of gRPC's codec (and gRPC's codec functions themselves, where
-// libgrpc calls them through slots and they keep core's contract), whatever
-// the link or load order (also when this library is dlopen()ed after
-// gRPC), and objects loaded later at the next set-up call. A static gRPC is
-// routed here at link time by the static flavour's link options. Active
-// means seen: a message through gRPC's own codec was made by the pools,
-// in each direction. It stays off where that cannot be seen (a static gRPC
-// linked without the options, gRPC's zlib calls served by another copy of
-// this library, a shared libgrpc on an architecture other than x86-64 and
-// aarch64) and logs once why, and what to do, in gRPC's log (an error,
-// printed at gRPC's default verbosity; a warning where another copy serves
-// the process). The environment variable POOLED_GZIP_CORE_CODEC=0 keeps it
-// off, which, like the codec being active, is logged as information
-// (printed with GRPC_VERBOSITY=INFO). Linking the library without
-// installing changes nothing.
+// calls of gRPC's codec, whatever the link or load order (also when this
+// library is dlopen()ed after gRPC), and objects loaded later at the next
+// set-up call. A static gRPC is routed here at link time by the static
+// flavour's link options. Active means seen: gzip and deflate messages through
+// gRPC's own codec were made by the pools, in each direction; a direction not
+// seen is left to gRPC's own codec, as stock. It stays off where that cannot be
+// seen (a static gRPC linked without the options, gRPC's zlib calls served by
+// another copy of this library, a shared libgrpc on an architecture other than
+// x86-64 and aarch64) and logs once why, and what to do, in gRPC's log (an
+// error, printed at gRPC's default verbosity; a warning where another copy
+// serves the process). The environment variable POOLED_GZIP_CORE_CODEC=0 keeps
+// it off, which, like the codec being active, is logged as information (printed
+// with GRPC_VERBOSITY=INFO). Linking the library without installing changes
+// nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
 POOLED_GZIP_EXPORT bool CoreCodecActive();
 

@@ -9,12 +9,10 @@
 // reader. Typed (protobuf) methods cannot be used on such a server or channel,
 // because their parser would see compressed bytes.
 //
-// Raw mode works on stock channels and servers as well as on those with the
-// plugin's interceptor. Under the interceptor, a plain buffer sent on a gzip
-// or deflate call is compressed like any other message; a call that must mix
-// compressed and plain messages (as the gRPC interop case
-// client_compressed_streaming does) uses raw mode on a stock channel or
-// server, where WriteOptions::set_no_compression() sends a buffer plain.
+// Raw mode works on any channel and server, pooled or stock. A call that
+// must mix compressed and plain messages (as the gRPC interop case
+// client_compressed_streaming does) sends a buffer plain with
+// WriteOptions::set_no_compression().
 
 #ifndef POOLED_GZIP_RAW_MODE_H_
 #define POOLED_GZIP_RAW_MODE_H_

@@ -1,7 +1,5 @@
 #include "codec/backend.h"
 
-#include "absl/status/statusor.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "codec/isal_backend.h"
 #include "codec/libdeflate_backend.h"
@@ -52,5 +50,4 @@ std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
 }
 
 }  // namespace internal
-
 }  // namespace pooled_gzip

@@ -1,12 +1,12 @@
-// What a deflate implementation provides to the codec: a reusable writer
-// and reader per stream format. One file per backend implements these;
-// the pools recycle them without knowing which backend they hold.
+// A deflate backend's reusable writers and readers, as the codec and its
+// pools see them, and the one factory that makes them.
 
 #ifndef POOLED_GZIP_SRC_CODEC_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_BACKEND_H_
 
 #include <cstddef>
 #include <memory>
+#include <new>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -29,20 +29,16 @@ class PooledContext {
   virtual bool Reset() = 0;
   // Heap owned right now, for the pool's byte cap.
   virtual size_t HeapBytes() const = 0;
-  // Frees the buffers kept from message to message (sized by the largest
-  // message so far), when the pool's byte cap cannot hold them; false if
-  // there were none.
+  // Frees the buffers kept between messages, for the byte cap; false if none.
   virtual bool FreeBuffers() { return false; }
 };
 
-// Compresses one message at a time into one complete stream.
 class Deflater : public PooledContext {
  public:
-  // Compresses the concatenation of `input`. RESOURCE_EXHAUSTED as soon as
-  // the stream would exceed `max_output_bytes`, which is how callers stop
-  // early on incompressible data; the deflater stays reusable after it.
-  // Other errors make it unusable. On any error the sink may hold partial
-  // output, which the caller drops.
+  // Compresses the concatenation of `input` into one complete stream;
+  // RESOURCE_EXHAUSTED as soon as that would exceed `max_output_bytes`
+  // (the deflater stays reusable); other errors make it unusable. On any
+  // error the sink may hold partial output, which the caller drops.
   virtual absl::Status Deflate(Pieces input, size_t max_output_bytes,
                                ChunkSink* sink) = 0;
 };
@@ -57,7 +53,6 @@ class Inflater : public PooledContext {
                                ChunkSink* sink) = 0;
 };
 
-// Contexts of different keys never mix in the pool.
 struct DeflaterKey {
   Backend backend = Backend::kZlib;
   Format format = Format::kGzip;
@@ -67,14 +62,10 @@ struct DeflaterKey {
   }
 };
 
-// What a fast reader may accept beyond what zlib accepts
-// (Options::exact_zlib_refusals). Either way it refuses with zlib's answer:
-// zlib decides every message the fast decoder does not finish.
+// Whose rules a fast reader keeps (Options::exact_zlib_refusals).
 enum class Strictness {
-  // The fast decoder's own rules, in one pass over the message.
-  kDecoder,
-  // zlib's: a pass of ours over the body first (codec/zlib_rules.h).
-  kZlib,
+  kDecoder,  // the fast decoder's own rules, in one pass
+  kZlib,     // zlib's: a pass of ours over the body first (zlib_rules.h)
 };
 
 struct InflaterKey {
@@ -87,16 +78,13 @@ struct InflaterKey {
   }
 };
 
-// The levels of a backend, and the one kDefaultLevel stands for.
 struct LevelRange {
   int min;
   int max;
-  int default_level;
+  int default_level;  // what kDefaultLevel stands for
 };
 
-// zlib's levels are 0..9, 6 its own default; libdeflate's 0..12, 6 its own
-// default; ISA-L's 0..3, all of which compress, 1 by default. A Backend
-// cast from a number none of its values has has none (min > max).
+// A Backend of none of its values has no levels (min > max).
 constexpr LevelRange LevelsOf(Backend backend) {
   switch (backend) {
     case Backend::kZlib:
@@ -116,20 +104,33 @@ absl::StatusOr<int> ResolveLevel(Backend backend, int level);
 // False for a Backend cast from a number none of its values has.
 bool KnownBackend(Backend backend);
 
-// The one factory of writers and readers, for the pools, the zlib
-// fallback and tests alike. Null if the backend cannot allocate its state.
+// Null if the backend cannot allocate its state.
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key);
 
-// What each backend file hands the factory: how to make its writer (of a
-// resolved level) and its reader; see MakerFor in codec/backend_maker.h.
-// Each is defined constexpr, so that the factory works from static
-// initialisers too.
+// Each backend file's, for the factory only (others call NewDeflater and
+// NewInflater); constexpr so that the factory works before main().
 struct BackendMaker {
   std::unique_ptr<Deflater> (*new_deflater)(Format format, int level);
   std::unique_ptr<Inflater> (*new_inflater)(Format format,
                                             Strictness strictness);
 };
+
+// A backend's writer or reader, allocated without throwing and made ready
+// by its `bool Init()`; null if either fails.
+template <typename Base, typename T, typename... Args>
+std::unique_ptr<Base> NewReady(Args... args) {
+  std::unique_ptr<T> object(new (std::nothrow) T(args...));
+  if (object == nullptr || !object->Init()) return nullptr;
+  return object;
+}
+
+// For a writer `D(format, level)` and a reader `I(format, strictness)`.
+template <typename D, typename I>
+constexpr BackendMaker MakerFor() {
+  return {&NewReady<Deflater, D, Format, int>,
+          &NewReady<Inflater, I, Format, Strictness>};
+}
 
 }  // namespace internal
 }  // namespace pooled_gzip

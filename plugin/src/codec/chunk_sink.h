@@ -16,18 +16,16 @@ namespace internal {
 class ChunkSink {
  public:
   virtual ~ChunkSink() = default;
-  // Returns a writable chunk of at least one byte. `size_hint` is how much
-  // the codec expects to write; a sink should return exactly that much
-  // unless it has a reason not to.
+  // A writable chunk of at least one byte, best of `size_hint` bytes.
   virtual absl::Span<char> NextChunk(size_t size_hint) = 0;
-  // The codec wrote the first `used` bytes of the last chunk. Called once per
-  // chunk, before the next NextChunk.
+  // The codec wrote the first `used` bytes of the last chunk. Called once
+  // per chunk, before the next NextChunk: a sink that allocates per chunk
+  // (a gRPC slice) frees or keeps it only then.
   virtual void CommitChunk(size_t used) = 0;
 };
 
-// Appends to a std::string. Given the codec's `output_limit`, the string
-// never gets room for more than the limit and the one byte more that the
-// codec may ask for: std::string alone would double its capacity past it.
+// Appends to a std::string, never reserving more than `output_limit` + 1
+// bytes (all the codec asks for), where std::string would double past it.
 class StringSink final : public ChunkSink {
  public:
   explicit StringSink(std::string* out,
@@ -40,8 +38,6 @@ class StringSink final : public ChunkSink {
   void CommitChunk(size_t used) override;
 
  private:
-  void Grow(size_t size);
-
   std::string* out_;
   size_t max_capacity_;
   size_t chunk_start_ = 0;

@@ -1,15 +1,10 @@
 #include "codec/codec.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <limits>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "codec/backend.h"
 #include "codec/compressibility.h"
 #include "codec/pools.h"
 #include "codec/settings.h"
@@ -19,7 +14,6 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// Counts what a codec call hands its sink.
 class CountingSink final : public ChunkSink {
  public:
   explicit CountingSink(ChunkSink* sink) : sink_(sink) {}
@@ -70,20 +64,17 @@ InflaterKey ConfiguredReader(Format format) {
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
   chunk_start_ = out_->size();
   const size_t size = chunk_start_ + std::max<size_t>(size_hint, 1);
-  if (size > out_->capacity()) Grow(size);
+  if (size > out_->capacity()) {
+    // Doubling keeps many small chunks linear, up to the cap. Into a new
+    // string: libstdc++'s reserve doubles too, unless the string is empty.
+    std::string grown;
+    grown.reserve(
+        std::max(size, std::min(2 * out_->capacity(), max_capacity_)));
+    grown.append(*out_);
+    out_->swap(grown);
+  }
   out_->resize(size);
   return absl::MakeSpan(&(*out_)[chunk_start_], out_->size() - chunk_start_);
-}
-
-void StringSink::Grow(size_t size) {
-  // Doubling keeps many small chunks linear, up to the cap. Into a new
-  // string: libstdc++'s reserve doubles too, unless the string is empty.
-  const size_t capacity =
-      std::max(size, std::min(2 * out_->capacity(), max_capacity_));
-  std::string grown;
-  grown.reserve(capacity);
-  grown.append(*out_);
-  out_->swap(grown);
 }
 
 void StringSink::CommitChunk(size_t used) { out_->resize(chunk_start_ + used); }
@@ -93,15 +84,13 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   absl::StatusOr<int> level = ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
   const size_t size = TotalSize(input);
-  // Messages turned away before any work take no time worth a clock read,
-  // which would cost a quarter of such a message (docs/design.md,
-  // "Codec time").
+  // No clock read for a message turned away before any work: it would
+  // cost a quarter of such a message (docs/design.md, "Codec time").
   if (size < options.min_input_bytes) {
     CountSkipped(options.format, options.backend, size, 0);
     return NotWorthCompressing();
   }
-  // No stream of the format fits: declined (and counted) as any message
-  // that does not shrink, without taking a context.
+  // No stream fits: declined as any message that does not shrink.
   if (options.max_output_bytes < MinStreamBytes(options.format)) {
     absl::Status declined = absl::ResourceExhaustedError(
         absl::StrCat("no ", FormatName(options.format), " stream fits in ",
@@ -119,18 +108,12 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
   WriterPool& pool = Writers();
   WriterPool::Handle deflater = pool.Acquire(
       {options.backend, options.format, *level}, options.settings_generation);
-  if (deflater == nullptr) {
-    absl::Status status = CannotCreate(options.backend, "compressor");
-    CountMessage(/*compressing=*/true, options.format, options.backend, status,
-                 size, 0, timer.ElapsedNanoseconds());
-    return status;
-  }
   CountingSink counting(sink);
   absl::Status status =
-      deflater->Deflate(input, options.max_output_bytes, &counting);
-  // Outgrowing max_output_bytes is the normal end for incompressible data,
-  // and the deflater is fine: discarding it would cost an allocation per
-  // such message.
+      deflater != nullptr
+          ? deflater->Deflate(input, options.max_output_bytes, &counting)
+          : CannotCreate(options.backend, "compressor");
+  // Outgrowing the limit, normal for incompressible data, leaves it usable.
   if (!status.ok() && !absl::IsResourceExhausted(status)) {
     pool.Discard(std::move(deflater));
   }
@@ -144,7 +127,7 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         Backend backend, Strictness strictness,
                         uint64_t settings_generation) {
-  // As Compress's level check: a message of no backend has no traffic row.
+  // Before any counting: a message of no backend has no traffic row.
   if (!KnownBackend(backend)) {
     return absl::InvalidArgumentError(
         absl::StrCat("no decoder ", static_cast<int>(backend)));
@@ -153,17 +136,12 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   ReaderPool& pool = Readers();
   ReaderPool::Handle inflater = pool.Acquire(
       InflaterKey{backend, format, strictness}, settings_generation);
-  if (inflater == nullptr) {
-    absl::Status status = CannotCreate(backend, "decompressor");
-    CountMessage(/*compressing=*/false, format, backend, status,
-                 TotalSize(input), 0, timer.ElapsedNanoseconds());
-    return status;
-  }
   CountingSink counting(sink);
-  absl::Status status = inflater->Inflate(input, max_output_bytes, &counting);
-  if (!status.ok()) {
-    pool.Discard(std::move(inflater));
-  }
+  absl::Status status =
+      inflater != nullptr
+          ? inflater->Inflate(input, max_output_bytes, &counting)
+          : CannotCreate(backend, "decompressor");
+  if (!status.ok()) pool.Discard(std::move(inflater));
   inflater.reset();
   CountMessage(/*compressing=*/false, format, backend, status, TotalSize(input),
                counting.bytes(), timer.ElapsedNanoseconds());
@@ -172,8 +150,7 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
 
 absl::Status Store(absl::Span<const absl::string_view> input, Format format,
                    ChunkSink* sink) {
-  // A level-0 writer holds no match finder: a few hundred bytes, kept by
-  // each thread that stores, outside the pools' counts and budget.
+  // A level-0 writer (~6 KiB) per storing thread, outside the pools' budget.
   thread_local std::unique_ptr<Deflater> storers[2];
   std::unique_ptr<Deflater>& storer = storers[format == Format::kGzip ? 0 : 1];
   if (storer == nullptr) {
@@ -206,5 +183,4 @@ absl::Status DecompressToString(absl::string_view input, Format format,
 }
 
 }  // namespace internal
-
 }  // namespace pooled_gzip

@@ -4,10 +4,9 @@
 #include <cstring>
 #include <new>
 
-// TSan cannot see gRPC hand a message's slices from the thread that wrote
-// them to the one that compresses them (inside uninstrumented gRPC), and
-// reports the byte-by-byte reads of a tiny piece below as a race; the
-// memcpy of larger pieces is not reported in the same runs.
+// TSan cannot see uninstrumented gRPC hand a message's slices from the
+// thread that wrote them to the one that compresses them, and reports the
+// byte-by-byte copy of tiny pieces below as a race (memcpy is not).
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
 #define POOLED_GZIP_READS_GRPC_SLICES __attribute__((no_sanitize("thread")))
@@ -23,8 +22,7 @@ namespace {
 
 constexpr size_t kTinyPieceBytes = 16;
 
-// A message of tiny pieces (an odd peer's 1-byte slices) would spend more
-// on a memcpy call per piece than on the bytes.
+// Tiny pieces (an odd peer's 1-byte slices) would cost a memcpy call each.
 POOLED_GZIP_READS_GRPC_SLICES char* CopyTiny(absl::string_view piece,
                                              char* out) {
   for (char byte : piece) *out++ = byte;
@@ -36,8 +34,7 @@ POOLED_GZIP_READS_GRPC_SLICES char* CopyTiny(absl::string_view piece,
 char* ReusableBuffer::Get(size_t size) {
   size = std::max<size_t>(size, 1);
   if (size > capacity_) {
-    data_.reset();
-    capacity_ = 0;
+    Free();
     data_.reset(new (std::nothrow) char[size]);
     if (data_ == nullptr) return nullptr;
     capacity_ = size;
@@ -55,17 +52,11 @@ bool ReusableBuffer::Free() {
 const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer) {
   // Libraries may not take a null pointer even for no bytes.
   static constexpr char kNothing[1] = {0};
-  const absl::string_view* only = nullptr;
-  bool several = false;
-  for (const absl::string_view& piece : pieces) {
-    if (piece.empty()) continue;
-    if (only != nullptr) {
-      several = true;
-      break;
-    }
-    only = &piece;
+  if (total == 0) return kNothing;
+  for (absl::string_view piece : pieces) {
+    if (piece.size() == total) return piece.data();  // the only one
+    if (!piece.empty()) break;
   }
-  if (!several) return only != nullptr ? only->data() : kNothing;
   char* copy = buffer->Get(total);
   if (copy == nullptr) return nullptr;
   char* out = copy;

@@ -11,14 +11,13 @@
 namespace pooled_gzip {
 namespace internal {
 
-// A heap buffer kept from message to message, so that no message
-// allocates (and page-faults) it again at a size seen before. Its capacity
-// counts in its context's HeapBytes(), so the pool's byte cap decides how
-// long it is kept (Deflater::FreeBuffers()).
+// A heap buffer kept from message to message, so that no message allocates
+// (and page-faults) it again. Counted in its context's HeapBytes(), so the
+// pool's byte cap decides how long it is kept (FreeBuffers).
 class ReusableBuffer {
  public:
-  // What a buffer outside any pool keeps at most (the zlib seam's per
-  // thread): past it, one huge message would pin its size on the thread.
+  // The most a buffer outside any pool (the zlib seam's) keeps, so that one
+  // huge message does not pin its size on the thread.
   static constexpr size_t kKeepBytes = (size_t{2} << 20) + (64 << 10);
   // At least `size` bytes (one or more), or null if out of memory.
   char* Get(size_t size);
@@ -31,8 +30,8 @@ class ReusableBuffer {
   size_t capacity_ = 0;
 };
 
-// The input as one contiguous block: the only non-empty piece itself, or a
-// copy in `buffer`. Null only if the copy cannot be allocated.
+// The `total` bytes of `pieces` as one block: the only non-empty piece
+// itself, or a copy in `buffer`. Null only if the copy cannot be allocated.
 const char* Contiguous(Pieces pieces, size_t total, ReusableBuffer* buffer);
 
 }  // namespace internal

@@ -50,15 +50,13 @@ std::optional<uint32_t> GzipTrailerSize(
 size_t PlainHeaderBytes(Format format,
                         absl::Span<const absl::string_view> input) {
   if (TotalSize(input) < MinStreamBytes(format)) return 0;
+  uint8_t header[4];  // no stream is shorter
+  if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
   if (format == Format::kGzip) {
-    uint8_t header[4];
-    if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
     const bool plain = header[0] == 0x1f && header[1] == 0x8b &&
                        header[2] == 8 && header[3] == 0;
     return plain ? kPlainGzipHeaderBytes : 0;
   }
-  uint8_t header[2];
-  if (!CopyPrefix(input, absl::MakeSpan(header))) return 0;
   const unsigned cmf = header[0];
   const unsigned flg = header[1];
   const bool plain = (cmf & 0x0f) == 8 && (cmf >> 4) <= 7 &&

@@ -1,5 +1,4 @@
-// The two stream formats gRPC compresses messages into, and facts about
-// them that every backend needs.
+// gRPC's two stream formats, and what every backend needs to know of them.
 
 #ifndef POOLED_GZIP_SRC_CODEC_FORMAT_H_
 #define POOLED_GZIP_SRC_CODEC_FORMAT_H_
@@ -27,20 +26,18 @@ inline constexpr size_t MinStreamBytes(Format format) {
 
 size_t TotalSize(absl::Span<const absl::string_view> pieces);
 
-// A gzip stream's last four bytes: its uncompressed size mod 2^32. Comes
-// from the peer, so only a hint; nullopt if the input is too short.
+// A gzip stream's uncompressed size mod 2^32 from its trailer: the peer's
+// word, so only a hint; nullopt if the input is too short.
 std::optional<uint32_t> GzipTrailerSize(
     absl::Span<const absl::string_view> pieces);
 
-// The fixed gzip header with no optional field: ID1, ID2, CM (deflate),
-// FLG 0, MTIME, XFL, OS.
+// A gzip header with no optional field: ID1 ID2 CM FLG=0 MTIME(4) XFL OS.
 inline constexpr size_t kPlainGzipHeaderBytes = 10;
 
-// The length of a header a fast decoder may skip and be given no say over:
-// the plain 10-byte gzip header (FLG 0) or a zlib header zlib accepts
-// without a dictionary; 0 for anything else (optional gzip fields, a header
-// CRC, reserved flags, an odd window size, input too short to be a stream),
-// which zlib decides.
+// The length of a header a fast decoder may skip: the plain gzip header or
+// a zlib header zlib accepts without a dictionary; 0 for anything else
+// (optional fields, a header CRC, reserved flags, an odd window, input too
+// short for a stream), which zlib decides.
 size_t PlainHeaderBytes(Format format,
                         absl::Span<const absl::string_view> input);
 

@@ -8,7 +8,6 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "codec/backend_maker.h"
 #include "codec/contiguous_input.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
@@ -19,26 +18,14 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// ISA-L's level buffer per level, the size it suggests (its _DEFAULT,
-// which is _LARGE); level 0 needs none.
-uint32_t LevelBufferBytes(int level) {
-  switch (level) {
-    case 1:
-      return ISAL_DEF_LVL1_DEFAULT;
-    case 2:
-      return ISAL_DEF_LVL2_DEFAULT;
-    case 3:
-      return ISAL_DEF_LVL3_DEFAULT;
-    default:
-      return ISAL_DEF_LVL0_DEFAULT;
-  }
-}
+// ISA-L's suggested level buffer (_DEFAULT) per level; level 0 needs none.
+constexpr uint32_t kLevelBufferBytes[] = {
+    ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT, ISAL_DEF_LVL2_DEFAULT,
+    ISAL_DEF_LVL3_DEFAULT};
 
-// For an output chunk that usually holds the whole message. Levels 1..3
-// fall back to stored blocks, so deflate's stored-block worst case plus the
-// wrapper (like zlib's deflateBound) bounds them; level 0 always codes with
-// ISA-L's built-in Huffman table, which expands random bytes by about 23%
-// (and one byte to 132).
+// A chunk that usually holds the whole message. Levels 1..3 fall back to
+// stored blocks (bounded as deflateBound); level 0 always codes with a
+// fixed table, which expands random bytes by about 23% (one byte to 132).
 size_t OutputEstimate(size_t size, int level) {
   if (level == 0) return size + size / 4 + 256;
   return size + (size >> 12) + (size >> 14) + (size >> 25) + 64;
@@ -67,7 +54,7 @@ class IsalDeflater final : public Deflater {
     if (stream_ == nullptr) return false;
     isal_deflate_init(stream_.get());
     stream_->level = static_cast<uint32_t>(level_);
-    if (const uint32_t size = LevelBufferBytes(level_); size > 0) {
+    if (const uint32_t size = kLevelBufferBytes[level_]; size > 0) {
       level_buffer_.reset(new (std::nothrow) uint8_t[size]);
       if (level_buffer_ == nullptr) return false;
       stream_->level_buf = level_buffer_.get();
@@ -76,21 +63,23 @@ class IsalDeflater final : public Deflater {
     return true;
   }
 
-  // Output goes straight into the sink's chunks, as zlib's does, rather
-  // than into a buffer of ours copied out at the end: no copy, no output
-  // buffer held by every pooled context, and a message past
-  // max_output_bytes stops as soon as it gets there.
+  // Into the sink's chunks: no copy, no buffer per pooled context, early stop.
   absl::Status Deflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
     isal_zstream& stream = *stream_;
-    Rewind();
+    isal_deflate_reset(&stream);
+    // isal_deflate sets gzip_flag to *_NO_HDR once it has written the
+    // header, and isal_deflate_reset keeps that: without this, every later
+    // message would go out with no header.
+    stream.gzip_flag = format_ == Format::kGzip ? IGZIP_GZIP : IGZIP_ZLIB;
+    stream.flush = NO_FLUSH;
+    stream.end_of_stream = 0;
     const size_t budget = BudgetFor(max_output_bytes);
     const size_t expected =
         std::min(OutputEstimate(TotalSize(input), level_), budget);
     OutputWindow output(&stream.next_out, &stream.avail_out, sink, budget);
     InputCursor cursor(input, 0, &stream.next_in, &stream.avail_in);
-    // The last stretch carries end_of_stream; an empty message sets it
-    // with no input at all.
+    // The last stretch (or no input) carries end_of_stream.
     auto feed = [&] {
       cursor.Feed();
       stream.end_of_stream = cursor.HasMore() ? 0 : 1;
@@ -99,8 +88,7 @@ class IsalDeflater final : public Deflater {
     while (stream.internal_state.state != ZSTATE_END) {
       if (stream.avail_in == 0 && stream.end_of_stream == 0) feed();
       if (stream.avail_out == 0) {
-        // Past the estimate, chunks grow with the output, so that an
-        // underestimate costs a few chunks, not thousands.
+        // Past the estimate, chunks grow: a few chunks, not thousands.
         const size_t produced = output.produced();
         if (!output.Next(expected > produced
                              ? expected - produced
@@ -125,28 +113,14 @@ class IsalDeflater final : public Deflater {
     return absl::OkStatus();
   }
 
-  // Deflate rewinds the stream itself, so that no caller can skip the
-  // gzip_flag fix-up there.
+  // Deflate rewinds, so that no caller can skip the gzip_flag fix-up.
   bool Reset() override { return true; }
 
   size_t HeapBytes() const override {
-    return sizeof(*this) + sizeof(isal_zstream) + LevelBufferBytes(level_);
+    return sizeof(*this) + sizeof(isal_zstream) + kLevelBufferBytes[level_];
   }
 
  private:
-  // Ready for a new message.
-  void Rewind() {
-    isal_zstream& stream = *stream_;
-    isal_deflate_reset(&stream);
-    // The trap: isal_deflate rewrites gzip_flag to IGZIP_GZIP_NO_HDR (or
-    // IGZIP_ZLIB_NO_HDR) once it has written the header, and
-    // isal_deflate_reset keeps that, so without this every message after
-    // the first would go out with no header.
-    stream.gzip_flag = format_ == Format::kGzip ? IGZIP_GZIP : IGZIP_ZLIB;
-    stream.flush = NO_FLUSH;
-    stream.end_of_stream = 0;
-  }
-
   Format format_;
   int level_;
   std::unique_ptr<isal_zstream> stream_;
@@ -167,12 +141,9 @@ class IsalInflater final : public Inflater {
 
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
-    // ISA-L takes one call per piece: a message in many small pieces (as an
-    // odd or hostile peer may send it) would cost many times the whole
-    // message, so ISA-L sees such a message as one piece. Without memory
-    // for it, the pieces are decoded as they are. zlib, when it decides,
-    // always reads the pieces as they came: where a limit falls against an
-    // error depends on how much zlib is given per call.
+    // ISA-L costs a call per piece: many small pieces (an odd or hostile
+    // peer's) are made one, memory permitting. zlib reads them as they came:
+    // where a limit falls against an error depends on what each call gets.
     const size_t total = TotalSize(input);
     if (input.size() > 1 && total / input.size() < kSmallPieceBytes) {
       if (const char* whole = Contiguous(input, total, &input_)) {
@@ -196,37 +167,31 @@ class IsalInflater final : public Inflater {
   bool FreeBuffers() override { return input_.Free(); }
 
  private:
-  // Below this average, pieces are copied into one (a copy costs less than
-  // the per-call work of ISA-L's decoder on them).
+  // Below this average, a copy costs less than ISA-L's per-call work.
   static constexpr size_t kSmallPieceBytes = 4096;
 
-  // Decodes `input` with ISA-L; `as_received` is the same bytes in the
-  // pieces the message came in, for zlib.
+  // `as_received`: `input` in the pieces the message came in, for zlib.
   absl::Status InflatePieces(Pieces input, Pieces as_received,
                              size_t max_output_bytes, ChunkSink* sink) {
+    // ISA-L's header parser skips checks zlib makes, so it sees only the
+    // body; it takes bodies zlib refuses (codec/zlib_rules.h).
     const size_t header = PlainHeaderBytes(format_, input);
-    // ISA-L's own header parser skips checks zlib makes (reserved flags,
-    // window size) and loses its place in FNAME/FCOMMENT/FHCRC fields split
-    // across calls, so the stream body is all it sees.
-    // ISA-L takes incomplete Huffman codes zlib refuses, and a body that
-    // never uses the missing codewords passes its checksum; ISA-L cannot be
-    // told to refuse them nor stopped between blocks to check, so only a
-    // pass of ours over the body can check zlib's rules first.
     if (header == 0 ||
         (strictness_ == Strictness::kZlib && !MeetsZlibRules(input, header))) {
       return fallback_.Inflate(as_received, max_output_bytes, sink);
     }
     inflate_state& state = *state_;
-    Rewind();
+    isal_inflate_reset(&state);
+    // The body, then the trailer checked (CRC-32 and size, or Adler-32).
+    state.crc_flag =
+        format_ == Format::kGzip ? ISAL_GZIP_NO_HDR_VER : ISAL_ZLIB_NO_HDR_VER;
+    state.hist_bits = 0;  // the full 32 KiB window
     const size_t first_guess = FirstChunkGuess(format_, input);
     OutputWindow output(&state.next_out, &state.avail_out, sink,
                         BudgetFor(max_output_bytes));
     InputCursor cursor(input, header, &state.next_in, &state.avail_in);
-    // ISA-L answers only for a message it finishes cleanly within the
-    // limit; otherwise zlib decides (reproducing ISA-L's output so far into
-    // scratch and going on from there). ISA-L decodes ahead into a buffer
-    // of its own, so it can fail past the limit, and its passing the limit
-    // is not zlib's answer either: a message that is corrupt further on is
+    // Unless ISA-L finishes cleanly within the limit: it decodes ahead, so
+    // it can fail past the limit, and a message corrupt further on is
     // DATA_LOSS if zlib finds the error first.
     auto zlib_decides = [&] {
       const size_t committed = output.committed();
@@ -247,29 +212,16 @@ class IsalInflater final : public Inflater {
         return zlib_decides();
       }
       if (state.block_state == ISAL_BLOCK_FINISH) break;
-      // No progress with room for output: the input ended early (or ISA-L
-      // is stuck on something).
+      // No progress with room for output: the input ended early.
       if (Progress(state) == before) return zlib_decides();
     }
-    // ISA-L stops after one stream (a second gzip member is not read). Its
-    // 64-bit input buffer may hold whole bytes it read past the trailer (up
-    // to 4 after a zlib stream), which avail_in no longer counts.
-    const bool trailing =
-        state.avail_in > 0 || state.read_in_length >= 8 || cursor.HasMore();
-    // Bytes after a body zlib may refuse: zlib's answer, not ours.
-    if (trailing) return zlib_decides();
+    // Bytes after the stream follow a body zlib may refuse: zlib answers.
+    // ISA-L's input buffer may hold bytes read past the trailer.
+    if (state.avail_in > 0 || state.read_in_length >= 8 || cursor.HasMore()) {
+      return zlib_decides();
+    }
     output.Close();
     return absl::OkStatus();
-  }
-
-  // Ready for a new message whose header was already read.
-  void Rewind() {
-    inflate_state& state = *state_;
-    isal_inflate_reset(&state);
-    // The body, then the trailer checked (CRC-32 and size, or Adler-32).
-    state.crc_flag =
-        format_ == Format::kGzip ? ISAL_GZIP_NO_HDR_VER : ISAL_ZLIB_NO_HDR_VER;
-    state.hist_bits = 0;  // the full 32 KiB window
   }
 
   Format format_;

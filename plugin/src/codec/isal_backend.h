@@ -1,7 +1,6 @@
 // The ISA-L (igzip) backend: streaming deflate and inflate, several times
-// faster than zlib for larger output. Its reader handles the plain gzip and
-// zlib headers itself; other headers, and any message it cannot finish,
-// go to zlib (codec/zlib_fallback.h).
+// faster than zlib for larger output. Its reader leaves other than plain
+// headers, and any message it cannot finish, to zlib.
 
 #ifndef POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_ISAL_BACKEND_H_
@@ -11,7 +10,6 @@
 namespace pooled_gzip {
 namespace internal {
 
-// For the factory only: others call NewDeflater and NewInflater.
 extern const BackendMaker kIsalMaker;
 
 }  // namespace internal

@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "codec/backend_maker.h"
 #include "codec/contiguous_input.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
@@ -16,10 +15,11 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// The largest ratio deflate can reach: 258 bytes from two bits (a 1-bit
-// length code and a 1-bit distance code), 258 * 8 / 2 per byte. A gzip
-// trailer that claims more output than this per input byte is lying.
-constexpr size_t kMaxDeflateRatio = 1032;
+// Deflate's largest ratio: 258 bytes from 2 bits; a trailer claiming more lies.
+constexpr size_t kMaxDeflateRatio = 258 * 8 / 2;
+
+// Bigger messages (by the trailer) stream through zlib, not one allocation.
+constexpr size_t kMaxOneShotBytes = size_t{64} << 20;
 
 struct CompressorDeleter {
   void operator()(libdeflate_compressor* c) const {
@@ -61,10 +61,8 @@ class LibdeflateDeflater final : public Deflater {
     const bool gzip = format_ == Format::kGzip;
     const size_t size = TotalSize(input);
     const char* data = Contiguous(input, size, &input_);
-    // libdeflate may need a few bytes of room beyond what it produces, so
-    // it writes into a buffer of its full bound and the sink gets an exact
-    // copy: with that room it cannot run out, and a message that ends up
-    // too large is found by comparing sizes.
+    // libdeflate may need room beyond what it produces, so it writes into
+    // a buffer of its full bound, and the sink gets a copy.
     const size_t bound = gzip ? libdeflate_gzip_compress_bound(c, size)
                               : libdeflate_zlib_compress_bound(c, size);
     char* out = output_.Get(bound);
@@ -98,8 +96,7 @@ class LibdeflateInflater final : public Inflater {
       : format_(format), strictness_(strictness), fallback_(format) {}
 
   bool Init() {
-    // The zlib format always goes to zlib: it carries no size to allocate
-    // the output by.
+    // The zlib format carries no size to allocate by: zlib takes it all.
     if (format_ != Format::kGzip) return true;
     decompressor_.reset(libdeflate_alloc_decompressor());
     return decompressor_ != nullptr;
@@ -109,14 +106,8 @@ class LibdeflateInflater final : public Inflater {
                        ChunkSink* sink) override {
     absl::Span<char> chunk;
     if (std::optional<size_t> size = OneShotSize(input, max_output_bytes)) {
-      // The chunk is asked for once its size is known to be within the
-      // limit; if libdeflate cannot finish, zlib writes into the same chunk,
-      // so the sink is never asked for more than limit + 1 bytes in all.
-      // One byte more than the trailer says, as the zlib backend's first
-      // chunk (up to its chunk cap): lent a chunk of other bounds, zlib
-      // would meet a corrupt stream's error at another point of its output
-      // and could answer DATA_LOSS where the zlib backend answers
-      // RESOURCE_EXHAUSTED.
+      // Sized as the zlib backend's first chunk, as zlib is lent it if
+      // libdeflate cannot finish (codec/zlib_fallback.h, rule 3).
       chunk = sink->NextChunk(std::min(*size + 1, BudgetFor(max_output_bytes)));
       if (chunk.size() >= *size && OneShot(input, chunk.first(*size))) {
         sink->CommitChunk(*size);
@@ -140,37 +131,29 @@ class LibdeflateInflater final : public Inflater {
   }
 
  private:
-  // The output size for the one-shot path, from the gzip trailer, or
-  // nullopt if the message must go to zlib: only a plain gzip header goes
-  // through libdeflate, which skips the header CRC (FHCRC) that zlib
-  // checks. The trailer comes from the peer: a size beyond the limit is not
-  // refused here (a corrupt message must be DATA_LOSS as zlib finds it, not
-  // RESOURCE_EXHAUSTED), it goes to zlib, which streams and stops at the
-  // limit; so do sizes deflate cannot reach from this input, huge ones, and
-  // 0 (no chunk is empty).
+  // The size by the gzip trailer, or nullopt for zlib to decide: any but a
+  // plain header (libdeflate skips the header CRC), and sizes past the
+  // limit (a corrupt message is DATA_LOSS, not RESOURCE_EXHAUSTED),
+  // unreachable from this input, huge, or 0 (no chunk is empty).
   std::optional<size_t> OneShotSize(Pieces input,
                                     size_t max_output_bytes) const {
     if (decompressor_ == nullptr) return std::nullopt;
     if (PlainHeaderBytes(Format::kGzip, input) == 0) return std::nullopt;
     const size_t total = TotalSize(input);
     const size_t size = *GzipTrailerSize(input);
-    if (size == 0 || size > max_output_bytes ||
-        size > kLibdeflateMaxOneShotBytes || size / kMaxDeflateRatio > total) {
+    if (size == 0 || size > max_output_bytes || size > kMaxOneShotBytes ||
+        size / kMaxDeflateRatio > total) {
       return std::nullopt;
     }
     return size;
   }
 
-  // Whether libdeflate inflated the whole input, one gzip member and
-  // nothing after it, to exactly `out.size()` bytes (from a body that keeps
-  // zlib's rules, if the strictness asks for them).
+  // Whether libdeflate inflated the whole input to exactly `out.size()` bytes.
   bool OneShot(Pieces input, absl::Span<char> out) {
     const size_t total = TotalSize(input);
     const char* data = Contiguous(input, total, &input_);
     if (data == nullptr) return false;
-    // libdeflate takes bodies zlib refuses (codec/zlib_rules.h), and it has
-    // no switch for zlib's rules nor a way to stop between blocks, so only
-    // a pass of ours over the body can check them first.
+    // libdeflate takes bodies zlib refuses (codec/zlib_rules.h).
     const absl::string_view whole(data, total);
     if (strictness_ == Strictness::kZlib &&
         !MeetsZlibRules({&whole, 1}, kPlainGzipHeaderBytes)) {
@@ -194,11 +177,9 @@ class LibdeflateInflater final : public Inflater {
 
 }  // namespace
 
-// Heap sizes measured on x86-64 through libdeflate_set_memory_allocator
-// (which a library must not touch at run time). Libdeflate 1.14 (Debian 12)
-// and 1.25 (Debian sid) differ in the near-optimal parser of levels 10..12
-// and in the decompressor; HeapBytesTest.LibdeflateSizesMatchTheLibrary
-// fails on a version that differs again.
+// Measured on x86-64 through libdeflate_set_memory_allocator (which a
+// library must not touch at run time); 1.14 and 1.25 differ.
+// HeapBytesTest.LibdeflateSizesMatchTheLibrary fails on any other change.
 constexpr bool kLibdeflateBefore125 =
     LIBDEFLATE_VERSION_MAJOR == 1 && LIBDEFLATE_VERSION_MINOR < 25;
 

@@ -8,8 +8,7 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// Both pools, built together so that one fork handler, registered as they
-// are built, covers them from their first use on.
+// Built together, so that one fork handler covers both from their first use.
 struct Pools {
   WriterPool writers{Budget()};
   ReaderPool readers{Budget()};
@@ -29,7 +28,6 @@ void UnlockAfterFork() {
   ThePools().writers.UnlockAfterFork();
 }
 
-// Never destroyed, so thread exit can always return contexts to them.
 Pools& ThePools() {
   static Pools* const pools = [] {
     auto* built = new Pools;
@@ -52,22 +50,5 @@ WriterPool& Writers() { return ThePools().writers; }
 
 ReaderPool& Readers() { return ThePools().readers; }
 
-void SetIdleLimits(const PoolLimits& limits) { Budget()->SetLimits(limits); }
-
-void EvictStaleContexts(const ContextsInUse& in_use) {
-  // By value: the pools keep the predicates (EvictIdleIf).
-  Writers().EvictIdleIf([in_use](const DeflaterKey& key) {
-    return key.backend != in_use.backend || key.level != in_use.level;
-  });
-  Readers().EvictIdleIf([in_use](const InflaterKey& key) {
-    const Backend decoder =
-        key.format == Format::kGzip ? in_use.gzip_decoder : in_use.zlib_decoder;
-    // zlib's readers are one kind whatever the strictness (ReaderFor).
-    return key.backend != decoder ||
-           (decoder != Backend::kZlib && key.strictness != in_use.strictness);
-  });
-}
-
 }  // namespace internal
-
 }  // namespace pooled_gzip

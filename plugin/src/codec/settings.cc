@@ -1,14 +1,11 @@
 #include "codec/settings.h"
 
-#include <algorithm>
 #include <atomic>
-#include <cstdint>
 #include <limits>
 #include <mutex>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "codec/backend.h"
 #include "codec/pools.h"
 #include "pool/held_across_fork.h"
 
@@ -17,72 +14,44 @@ namespace internal {
 namespace {
 
 // Each direction's settings in one word. Compressing: the minimum size in
-// the low 47 bits (saturating: a minimum of 128 TiB or more sends every
-// message plain), the skip flag above it, then level + 1 and the backend in
-// a byte each. Decompressing: the cap in the low 47 bits (all ones: no cap;
-// a cap of 128 TiB or more is no cap), the strictness above it, then the
-// gzip and the zlib decoder in a byte each.
-constexpr int kMinBytesBits = 47;
-constexpr uint64_t kMinBytesMask = (uint64_t{1} << kMinBytesBits) - 1;
-constexpr int kCapBits = 47;
-constexpr uint64_t kCapMask = (uint64_t{1} << kCapBits) - 1;
-// The two bytes above the 48 low bits, in either word.
+// the low 47 bits (all ones, 128 TiB or more, sends every message plain),
+// the skip flag, then level + 1 and the backend in a byte each.
+// Decompressing: the cap in the low 47 bits (all ones: no cap), the
+// strictness, then the gzip and the zlib decoder in a byte each.
+constexpr int kSizeBits = 47;
+constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
 constexpr int kLowByteShift = 48;
 constexpr int kHighByteShift = 56;
 
-// A size in the `mask` bits below it, all ones standing for SIZE_MAX.
-constexpr uint64_t Saturated(size_t value, uint64_t mask) {
-  return value >= mask ? mask : static_cast<uint64_t>(value);
+// A size in the low bits, all ones standing for SIZE_MAX.
+constexpr uint64_t Saturated(size_t value) {
+  return value >= kSizeMask ? kSizeMask : static_cast<uint64_t>(value);
 }
-constexpr size_t Unsaturated(uint64_t word, uint64_t mask) {
-  const uint64_t value = word & mask;
-  return value == mask ? std::numeric_limits<size_t>::max()
-                       : static_cast<size_t>(value);
+constexpr size_t Unsaturated(uint64_t word) {
+  const uint64_t value = word & kSizeMask;
+  return value == kSizeMask ? std::numeric_limits<size_t>::max()
+                            : static_cast<size_t>(value);
 }
 
 constexpr uint64_t Pack(const CompressSettings& settings) {
-  return Saturated(settings.min_compress_bytes, kMinBytesMask) |
-         (uint64_t{settings.skip_incompressible} << kMinBytesBits) |
+  return Saturated(settings.min_compress_bytes) |
+         (uint64_t{settings.skip_incompressible} << kSizeBits) |
          (static_cast<uint64_t>(settings.level + 1) << kLowByteShift) |
          (static_cast<uint64_t>(settings.backend) << kHighByteShift);
 }
 
-CompressSettings UnpackCompress(uint64_t word) {
-  CompressSettings settings;
-  settings.min_compress_bytes = Unsaturated(word, kMinBytesMask);
-  settings.skip_incompressible = ((word >> kMinBytesBits) & 1) != 0;
-  settings.level = static_cast<int>((word >> kLowByteShift) & 0xff) - 1;
-  settings.backend = static_cast<Backend>(word >> kHighByteShift);
-  return settings;
-}
-
 constexpr uint64_t Pack(const DecompressSettings& settings) {
-  return Saturated(settings.cap, kCapMask) |
-         (static_cast<uint64_t>(settings.strictness) << kCapBits) |
+  return Saturated(settings.cap) |
+         (static_cast<uint64_t>(settings.strictness) << kSizeBits) |
          (static_cast<uint64_t>(settings.gzip_decoder) << kLowByteShift) |
          (static_cast<uint64_t>(settings.zlib_decoder) << kHighByteShift);
-}
-
-DecompressSettings UnpackDecompress(uint64_t word) {
-  DecompressSettings settings;
-  settings.cap = Unsaturated(word, kCapMask);
-  settings.strictness = static_cast<Strictness>((word >> kCapBits) & 1);
-  settings.gzip_decoder = static_cast<Backend>((word >> kLowByteShift) & 0xff);
-  settings.zlib_decoder = static_cast<Backend>(word >> kHighByteShift);
-  return settings;
 }
 
 // Constant-initialised: messages may be compressed before main().
 std::atomic<uint64_t> g_compress{Pack(CompressSettings{})};
 std::atomic<uint64_t> g_decompress{Pack(DecompressSettings{})};
 
-// What the writers share; guarded by Mutex().
-struct State {
-  Options options;
-};
-
-// Safe across fork(), as the pools are: ApplyOptions holds it while it
-// evicts from the pools, so the fork handler takes it before theirs.
+// Held across fork(), before the pools' locks: ApplyOptions evicts under it.
 std::mutex& Mutex() {
   static auto* mutex = [] {
     auto* created = new std::mutex;
@@ -93,13 +62,13 @@ std::mutex& Mutex() {
   return *mutex;
 }
 
-State& Guarded() {
-  static auto* state = new State;
-  return *state;
+// The options applied; guarded by Mutex().
+Options& Guarded() {
+  static auto* options = new Options;
+  return *options;
 }
 
-// The largest noted limit. Written only with the mutex held; read without
-// it, so that the common case of noting a limit no larger takes no lock.
+// Written under the mutex; read without it, so noting no larger limit is free.
 std::atomic<size_t> g_noted_limit{kGrpcDefaultMaxReceive};
 
 size_t DerivedCap(size_t noted_limit) {
@@ -109,23 +78,8 @@ size_t DerivedCap(size_t noted_limit) {
   return kDerivedCapFactor * noted_limit;
 }
 
-// The settings published in `word`, of the contexts in `pool`. The pool's
-// generation is read before the settings: ApplyOptions publishes new
-// settings before it retires the old ones' contexts (which advances the
-// generation), so settings read after a generation are at least as new as
-// it.
-template <typename Pool, typename Settings>
-Settings Current(const Pool& pool, const std::atomic<uint64_t>& word,
-                 Settings (*unpack)(uint64_t)) {
-  const uint64_t generation = pool.generation();
-  Settings settings = unpack(word.load(std::memory_order_acquire));
-  settings.pool_generation = generation;
-  return settings;
-}
-
-// Publishes `state` to every reader; called with the mutex held.
-void Publish(const State& state) {
-  const Options& options = state.options;
+// Called with the mutex held.
+void Publish(const Options& options) {
   CompressSettings compress;
   compress.backend = options.backend;
   compress.level = options.level;
@@ -142,8 +96,24 @@ void Publish(const State& state) {
       options.exact_zlib_refusals ? Strictness::kZlib : Strictness::kDecoder;
   g_compress.store(Pack(compress), std::memory_order_release);
   g_decompress.store(Pack(decompress), std::memory_order_release);
-  SetIdleLimits(
+  Budget()->SetLimits(
       {options.max_idle_contexts_per_thread, options.max_pooled_bytes});
+}
+
+// Idle contexts of settings no longer in use would hold the budget until
+// their thread ends. By value: the pools keep the predicates.
+void EvictStale(Backend backend, int level, DecompressSettings decompress) {
+  Writers().EvictIdleIf([backend, level](const DeflaterKey& key) {
+    return key.backend != backend || key.level != level;
+  });
+  Readers().EvictIdleIf([decompress](const InflaterKey& key) {
+    const Backend decoder = key.format == Format::kGzip
+                                ? decompress.gzip_decoder
+                                : decompress.zlib_decoder;
+    // zlib's readers are one kind whatever the strictness (ReaderFor).
+    return key.backend != decoder || (decoder != Backend::kZlib &&
+                                      key.strictness != decompress.strictness);
+  });
 }
 
 }  // namespace
@@ -152,12 +122,27 @@ Backend DefaultDecoder(Format format) {
   return pooled_gzip::DefaultDecoder(FormatName(format));
 }
 
+// The generation first: ApplyOptions publishes before it retires contexts.
 CompressSettings CurrentCompressSettings() {
-  return Current(Writers(), g_compress, UnpackCompress);
+  CompressSettings settings;
+  settings.pool_generation = Writers().generation();
+  const uint64_t word = g_compress.load(std::memory_order_acquire);
+  settings.min_compress_bytes = Unsaturated(word);
+  settings.skip_incompressible = ((word >> kSizeBits) & 1) != 0;
+  settings.level = static_cast<int>((word >> kLowByteShift) & 0xff) - 1;
+  settings.backend = static_cast<Backend>(word >> kHighByteShift);
+  return settings;
 }
 
 DecompressSettings CurrentDecompressSettings() {
-  return Current(Readers(), g_decompress, UnpackDecompress);
+  DecompressSettings settings;
+  settings.pool_generation = Readers().generation();
+  const uint64_t word = g_decompress.load(std::memory_order_acquire);
+  settings.cap = Unsaturated(word);
+  settings.strictness = static_cast<Strictness>((word >> kSizeBits) & 1);
+  settings.gzip_decoder = static_cast<Backend>((word >> kLowByteShift) & 0xff);
+  settings.zlib_decoder = static_cast<Backend>(word >> kHighByteShift);
+  return settings;
 }
 
 absl::Status ApplyOptions(const Options& options) {
@@ -175,28 +160,22 @@ absl::Status ApplyOptions(const Options& options) {
   absl::StatusOr<int> level = ResolveLevel(options.backend, options.level);
   if (!level.ok()) return level.status();
   std::lock_guard<std::mutex> lock(Mutex());
-  State& state = Guarded();
-  const Options before = state.options;
-  state.options = options;
-  Publish(state);
-  // Idle contexts of settings no message asks for any more, in the reserve
-  // or in living threads' lists, would hold the idle budget until their
-  // thread or the process ends.
+  const Options before = Guarded();
+  Guarded() = options;
+  Publish(options);
   const absl::StatusOr<int> old_level =
       ResolveLevel(before.backend, before.level);
   if (before.backend != options.backend || before.decoder != options.decoder ||
       before.exact_zlib_refusals != options.exact_zlib_refusals ||
       (old_level.ok() && *old_level != *level)) {
-    const DecompressSettings decompress = CurrentDecompressSettings();
-    EvictStaleContexts({options.backend, *level, decompress.gzip_decoder,
-                        decompress.zlib_decoder, decompress.strictness});
+    EvictStale(options.backend, *level, CurrentDecompressSettings());
   }
   return absl::OkStatus();
 }
 
 Options AppliedOptions() {
   std::lock_guard<std::mutex> lock(Mutex());
-  return Guarded().options;
+  return Guarded();
 }
 
 void NoteReceiveLimit(int max_receive_message_length) {

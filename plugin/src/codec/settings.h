@@ -1,12 +1,7 @@
-// The one owner of pooled-gzip's process-wide settings: backend, level,
-// decompression cap, pool caps, and the receive limits the default cap
-// derives from. pooled_gzip::Configure and the channel and server set-up
-// change them only through here.
-//
-// Every message reads what its direction needs as one atomic word, so a
-// message sees the settings of one Configure call whole, never a mix of two
-// (nor a cap between its old and new value). Writers are serialised, so
-// concurrent changes are never lost.
+// The one owner of the process-wide settings, and of the receive limits
+// the default cap derives from. A message reads what its direction needs as
+// one atomic word, so it sees the settings of one Configure call whole.
+// Writers are serialised, so concurrent changes are never lost.
 
 #ifndef POOLED_GZIP_SRC_CODEC_SETTINGS_H_
 #define POOLED_GZIP_SRC_CODEC_SETTINGS_H_
@@ -22,16 +17,13 @@
 namespace pooled_gzip {
 namespace internal {
 
-// gRPC's default max_receive_message_length, the limit of any channel or
-// server that sets none.
+// gRPC's default max_receive_message_length.
 inline constexpr size_t kGrpcDefaultMaxReceive = size_t{4} << 20;
 
 // Without an explicit cap, a message up to this many times the largest
-// receive limit is still inflated, so that gRPC refuses it with its own
-// status and text rather than as a failed decompression.
+// receive limit is inflated, so that gRPC refuses it in its own words.
 inline constexpr size_t kDerivedCapFactor = 2;
 
-// What a message being compressed needs to know, read in one load.
 struct CompressSettings {
   // The writer pool's generation, read just before the rest (Acquire).
   uint64_t pool_generation = 0;
@@ -42,7 +34,6 @@ struct CompressSettings {
 };
 CompressSettings CurrentCompressSettings();
 
-// What a received message being inflated needs to know, read in one load.
 struct DecompressSettings {
   // The reader pool's generation, read just before the rest (Acquire).
   uint64_t pool_generation = 0;
@@ -51,8 +42,7 @@ struct DecompressSettings {
   Backend gzip_decoder = kDefaultGzipDecoder;
   Backend zlib_decoder = kDefaultDeflateDecoder;
   Strictness strictness = Strictness::kDecoder;
-  // The reader a message of `format` asks the pool for. zlib's rules are
-  // zlib's own, so its readers stay one kind whatever the strictness.
+  // zlib's readers are of one kind whatever the strictness.
   InflaterKey ReaderFor(Format format) const {
     const Backend backend =
         format == Format::kGzip ? gzip_decoder : zlib_decoder;
@@ -65,18 +55,16 @@ DecompressSettings CurrentDecompressSettings();
 // The decoder of `format` when Options::decoder is unset (options.h).
 Backend DefaultDecoder(Format format);
 
-// Configure and GetOptions: INVALID_ARGUMENT, changing nothing, for a
-// backend or decoder that is none of Backend's values, or a level the
-// backend does not have.
+// Configure and GetOptions. INVALID_ARGUMENT, changing nothing, for a
+// backend or decoder of no Backend value, or a level the backend lacks.
 absl::Status ApplyOptions(const Options& options);
 Options AppliedOptions();
 
 // A channel's or server's max_receive_message_length. Unlimited (negative)
-// limits are not noted: they would remove every server's cap.
+// ones are ignored: they would remove every server's cap.
 void NoteReceiveLimit(int max_receive_message_length);
 
-// The receive limit the derived cap is twice of: the largest noted, at
-// least gRPC's default.
+// The largest noted, at least gRPC's default.
 size_t NotedReceiveLimit();
 
 }  // namespace internal

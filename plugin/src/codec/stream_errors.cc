@@ -10,25 +10,5 @@ absl::Status StreamTooLarge(Format format, size_t max) {
       FormatName(format), " stream would be more than ", max, " bytes"));
 }
 
-absl::Status MessageTooLarge(Format format, size_t max) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      FormatName(format), " message inflates to more than ", max, " bytes"));
-}
-
-absl::Status TruncatedMessage(Format format) {
-  return absl::DataLossError(
-      absl::StrCat(FormatName(format), " message is truncated"));
-}
-
-absl::Status CorruptMessage(Format format, absl::string_view detail) {
-  return absl::DataLossError(
-      absl::StrCat(FormatName(format), " message is corrupt: ", detail));
-}
-
-absl::Status TrailingBytes(Format format) {
-  return absl::DataLossError(absl::StrCat(
-      FormatName(format), " message has bytes after the end of its stream"));
-}
-
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -1,6 +1,5 @@
 #include "codec/stream_io.h"
 
-#include <algorithm>
 #include <cstring>
 #include <optional>
 

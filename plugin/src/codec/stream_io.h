@@ -1,6 +1,4 @@
-// Moving a stream's bytes, for every backend alike: the input pieces fed
-// to a library's stream fields, the output chunks taken from a ChunkSink
-// and kept within a budget, and their sizes.
+// Moving a stream's bytes, for every backend alike.
 
 #ifndef POOLED_GZIP_SRC_CODEC_STREAM_IO_H_
 #define POOLED_GZIP_SRC_CODEC_STREAM_IO_H_
@@ -30,16 +28,13 @@ inline size_t BudgetFor(size_t max_output_bytes) {
              : max_output_bytes + 1;
 }
 
-// A first output chunk for inflating `input` that usually holds the whole
-// message: a gzip stream ends with its size (plus one spare byte, so that
-// the decoder reads the stream's end without asking for another chunk); the
-// zlib format says nothing, so a guess. Untrusted either way: the output
-// window caps the chunk at the budget and kMaxChunkBytes.
+// A first output chunk that usually holds the whole message: a gzip
+// trailer's size plus one byte (so that the decoder meets the stream's end
+// in it), else a guess. Untrusted: the output window caps it.
 size_t FirstChunkGuess(Format format, Pieces input);
 
-// Walks the non-empty stretches of the input pieces from byte `skip` on,
-// pointing a stream's input fields at one stretch at a time, each at most
-// what the stream's count type holds (zlib and ISA-L count in 32 bits).
+// Points a stream's input fields at the non-empty stretches of the input
+// from byte `skip` on, each at most what the stream's count type holds.
 template <typename Byte, typename Count>
 class InputCursor {
  public:
@@ -48,20 +43,10 @@ class InputCursor {
       : pieces_(pieces), next_in_(next_in), avail_in_(avail_in) {
     *next_in_ = nullptr;
     *avail_in_ = 0;
-    while (index_ < pieces_.size() && skip > 0) {
-      const size_t n = std::min(skip, pieces_[index_].size());
-      offset_ = n;
-      skip -= n;
-      if (skip > 0) {
-        ++index_;
-        offset_ = 0;
-      }
-    }
-    SkipEmpty();
+    Skip(skip);
   }
 
-  // Points the stream at the next stretch; false, leaving the stream as it
-  // is, when the input is exhausted.
+  // False, leaving the stream as it is, when the input is exhausted.
   bool Feed() {
     if (index_ == pieces_.size()) return false;
     const absl::string_view stretch =
@@ -69,8 +54,7 @@ class InputCursor {
     // The libraries take a non-const pointer but only read through it.
     *next_in_ = reinterpret_cast<Byte*>(const_cast<char*>(stretch.data()));
     *avail_in_ = static_cast<Count>(stretch.size());
-    offset_ += stretch.size();
-    SkipEmpty();
+    Skip(stretch.size());
     return true;
   }
 
@@ -78,10 +62,12 @@ class InputCursor {
   bool HasMore() const { return index_ < pieces_.size(); }
 
  private:
-  void SkipEmpty() {
-    while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
+  // Moves `bytes` on, and past empty pieces.
+  void Skip(size_t bytes) {
+    offset_ += bytes;
+    while (index_ < pieces_.size() && offset_ >= pieces_[index_].size()) {
+      offset_ -= pieces_[index_].size();
       ++index_;
-      offset_ = 0;
     }
   }
 
@@ -94,9 +80,7 @@ class InputCursor {
 
 // Keeps the sink's current chunk and a stream's output fields in step, and
 // the output within a budget (BudgetFor). On every way out the open chunk
-// is committed, or released to a caller that commits it: the sink sees one
-// commit per chunk, and a sink that allocates per chunk (a gRPC slice)
-// frees or keeps it only on commit.
+// is committed, or released to a caller that commits it.
 template <typename Byte, typename Count>
 class OutputWindow {
  public:
@@ -112,9 +96,8 @@ class OutputWindow {
   }
   ~OutputWindow() { Close(); }
 
-  // Commits the open chunk and opens the next, of `size_hint` bytes capped
-  // at kMaxChunkBytes and at what is left of the budget; false, with no
-  // chunk open, once the output has used up the budget.
+  // Commits the open chunk and opens the next, of at most `size_hint`
+  // bytes; false, with no chunk open, once the budget is used up.
   bool Next(size_t size_hint) {
     Close();
     const size_t left = budget_ - committed_;
@@ -131,14 +114,12 @@ class OutputWindow {
   void Close() {
     if (!open_) return;
     const size_t used = chunk_.size() - *avail_out_;
+    Release();
     sink_->CommitChunk(used);
     committed_ += used;
-    open_ = false;
-    *avail_out_ = 0;
   }
 
-  // The open chunk (empty if none), now the caller's to commit: lent to
-  // zlib (codec/zlib_fallback.h).
+  // The open chunk (empty if none), now the caller's to commit.
   absl::Span<char> Release() {
     if (!open_) return {};
     open_ = false;

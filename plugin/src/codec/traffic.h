@@ -1,6 +1,4 @@
-// What the codec did, per direction, format and backend: the counters
-// behind pooled_gzip::GetTrafficStats(). Relaxed atomics, as the pools'
-// own.
+// What the codec did: the counters behind pooled_gzip::GetTrafficStats().
 
 #ifndef POOLED_GZIP_SRC_CODEC_TRAFFIC_H_
 #define POOLED_GZIP_SRC_CODEC_TRAFFIC_H_
@@ -36,8 +34,7 @@ static_assert(static_cast<int>(Backend::kIsal) + 1 == kBackends,
 
 Traffic& TrafficOf(bool compressing, Format format, Backend backend);
 
-// Time spent on one message, on the monotonic clock: a vDSO read at each
-// end, a few tens of nanoseconds per message (docs/design.md, "Codec time").
+// A vDSO read at each end: tens of nanoseconds (docs/design.md, "Codec time").
 class CodecTimer {
  public:
   CodecTimer() : start_(std::chrono::steady_clock::now()) {}
@@ -52,16 +49,14 @@ class CodecTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Counts one message's outcome and the time it took. RESOURCE_EXHAUSTED is
-// the output limit met: a decompression refused by the cap, a compression
-// declined as not smaller. Any other error is a failure.
+// RESOURCE_EXHAUSTED counts as the output limit met: a decompression
+// refused by the cap, a compression declined. Any other error, as failed.
 void CountMessage(bool compressing, Format format, Backend backend,
                   const absl::Status& status, size_t bytes_in, size_t bytes_out,
                   uint64_t nanoseconds);
 
-// While one is alive on a thread, that thread's messages are not counted:
-// for the library's own messages (activation's look at gRPC's codec), which
-// are no traffic of the process.
+// While one is alive, this thread's messages are not counted: the
+// library's own (activation's look at gRPC's codec) are no traffic.
 class UncountedScope {
  public:
   UncountedScope();

@@ -7,7 +7,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "codec/backend_maker.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
 
@@ -15,9 +14,8 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// zfree is not told the size, so each block carries it in a header that
-// keeps the payload maximally aligned. The count makes the pool's byte cap
-// exact (an inflate window appears only on first use).
+// Counted, so that the pool's byte cap is exact (an inflate window appears
+// only on first use). zfree is not told the size: each block carries it.
 constexpr size_t kHeaderBytes = alignof(std::max_align_t);
 
 voidpf CountingAlloc(voidpf opaque, uInt items, uInt size) {
@@ -43,8 +41,12 @@ absl::Status ZlibError(absl::string_view what, const z_stream& stream,
       what, " failed: ", stream.msg != nullptr ? stream.msg : zError(code)));
 }
 
-// A z_stream whose heap is counted. Heap-allocated by its owner, because
-// zlib keeps a pointer back to the stream.
+absl::Status MessageTooLarge(Format format, size_t max) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      FormatName(format), " message inflates to more than ", max, " bytes"));
+}
+
+// A z_stream whose heap is counted. Never moved: zlib points back at it.
 struct CountedStream {
   CountedStream() {
     stream.zalloc = CountingAlloc;
@@ -110,7 +112,6 @@ class ZlibDeflater final : public Deflater {
 
 class ZlibInflater final : public Inflater {
  public:
-  // zlib's rules are its own.
   ZlibInflater(Format format, Strictness /*strictness*/) : format_(format) {}
   ~ZlibInflater() override { inflateEnd(&state_.stream); }
 
@@ -142,13 +143,15 @@ class ZlibInflater final : public Inflater {
           // No progress: either the output window is full (handled above on
           // the next turn) or the input ended before the stream did.
           if (stream.avail_out != 0 && stream.avail_in == 0 && !more_input) {
-            return TruncatedMessage(format_);
+            return absl::DataLossError(
+                absl::StrCat(FormatName(format_), " message is truncated"));
           }
           break;
         case Z_NEED_DICT:
         case Z_DATA_ERROR:
-          return CorruptMessage(
-              format_, stream.msg != nullptr ? stream.msg : zError(result));
+          return absl::DataLossError(absl::StrCat(
+              FormatName(format_), " message is corrupt: ",
+              stream.msg != nullptr ? stream.msg : zError(result)));
         default:
           return ZlibError("inflate", stream, result);
       }
@@ -157,7 +160,11 @@ class ZlibInflater final : public Inflater {
       }
     }
     output.Close();
-    if (stream.avail_in != 0 || cursor.HasMore()) return TrailingBytes(format_);
+    if (stream.avail_in != 0 || cursor.HasMore()) {
+      return absl::DataLossError(
+          absl::StrCat(FormatName(format_),
+                       " message has bytes after the end of its stream"));
+    }
     return absl::OkStatus();
   }
 

@@ -9,11 +9,9 @@
 namespace pooled_gzip {
 namespace internal {
 
-// For the factory only: others call NewDeflater and NewInflater.
 extern const BackendMaker kZlibMaker;
 
-// zlib's windowBits for a format: 15 (32 KiB window, as gRPC core uses),
-// plus 16 for the gzip wrapper.
+// 15 (a 32 KiB window, as gRPC core's), plus 16 for the gzip wrapper.
 int ZlibWindowBits(Format format);
 
 }  // namespace internal

@@ -8,13 +8,10 @@
 
 namespace pooled_gzip {
 namespace internal {
-
 namespace {
 
-// Lets a zlib inflater that starts the message from its first byte resume
-// output where another decoder stopped: the first `skip` bytes go to
-// `scratch`, then `open_chunk` (the sink's current chunk) is zlib's first
-// real chunk, then the sink's own chunks follow.
+// Lets zlib resume another decoder's output: the first `skip` bytes go to
+// `scratch`, then into the lent `open_chunk`, then the sink's chunks.
 class ResumingSink final : public ChunkSink {
  public:
   ResumingSink(ChunkSink* sink, size_t skip, absl::Span<char> scratch,
@@ -44,8 +41,7 @@ class ResumingSink final : public ChunkSink {
     state_ = State::kNone;
   }
 
-  // Commits the lent chunk if zlib never took it, and whatever zlib left
-  // open, so that every chunk the sink handed out is committed once.
+  // Commits the lent chunk if unused, and whatever zlib left open.
   void Finish() {
     if (state_ == State::kSinkChunk) sink_->CommitChunk(0);
     state_ = State::kNone;
@@ -74,8 +70,7 @@ constexpr size_t kScratchBytes = 64 * 1024;
 absl::Status ZlibFallback::Inflate(Pieces input, size_t max_output_bytes,
                                    ChunkSink* sink, size_t committed,
                                    absl::Span<char> open_chunk) {
-  // zlib is not to write past the budget; the part of a lent chunk beyond
-  // it is never used.
+  // The part of a lent chunk past the budget is never used.
   const size_t budget = BudgetFor(max_output_bytes);
   const size_t room = budget > committed ? budget - committed : 0;
   if (!open_chunk.empty() && room == 0) {
@@ -83,8 +78,8 @@ absl::Status ZlibFallback::Inflate(Pieces input, size_t max_output_bytes,
     open_chunk = {};
   }
   open_chunk = open_chunk.first(std::min(open_chunk.size(), room));
-  // Only a message that fails after output (hostile or broken) gets here
-  // with committed bytes: its scratch buffer lives for this call only.
+  // Only a message that fails after output (hostile or broken) comes with
+  // committed bytes, so its scratch lives for this call only.
   std::unique_ptr<char[]> scratch;
   if (committed > 0) {
     scratch.reset(new (std::nothrow) char[kScratchBytes]);
@@ -97,9 +92,7 @@ absl::Status ZlibFallback::Inflate(Pieces input, size_t max_output_bytes,
       sink, committed,
       absl::MakeSpan(scratch.get(), scratch != nullptr ? kScratchBytes : 0),
       open_chunk);
-  if (used_ && (inflater_ == nullptr || !inflater_->Reset())) {
-    inflater_.reset();
-  }
+  Reset();
   if (inflater_ == nullptr) inflater_ = NewInflater({Backend::kZlib, format_});
   if (inflater_ == nullptr) {
     resuming.Finish();

@@ -1,20 +1,22 @@
 #include "codec/zlib_rules.h"
 
-#include <endian.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
+#include <iterator>
+
+#include "codec/bit_reader.h"
 
 namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// A decode table entry: bits 0-7 how many bits the symbol takes, with its
-// extra bits (for a subtable pointer: the subtable's index bits); bits 8-15
-// its kind; bits 16-31 the symbol (precode), or the subtable's offset. The
-// extra bits' values never matter here, only how many there are.
+using deflate::BitReader;
+using deflate::Step;
+
+// A decode table entry: bits 0-7 how many bits the symbol takes with its
+// extra bits (for a subtable pointer: its index bits); bits 8-15 its kind;
+// bits 16-31 the symbol (precode) or the subtable's offset.
 constexpr uint32_t kLiteral = 1u << 8;
 constexpr uint32_t kEndOfBlock = 1u << 9;
 constexpr uint32_t kMatch = 1u << 10;
@@ -88,14 +90,7 @@ Code Classify(Alphabet alphabet, const uint8_t* lengths, unsigned count,
   return Code::kSparse;
 }
 
-Code Classify(Alphabet alphabet, const uint8_t* lengths, unsigned count) {
-  unsigned per_length[kMaxCodeBits + 1];
-  int max;
-  return Classify(alphabet, lengths, count, per_length, &max);
-}
-
-// Builds a two-level decode table as zlib's inflate_table does, for lengths
-// zlib takes.
+// A two-level decode table, built as zlib's inflate_table builds it.
 Code BuildTable(Alphabet alphabet, const uint8_t* lengths, unsigned count,
                 int root, uint32_t* table, size_t capacity) {
   unsigned per_length[kMaxCodeBits + 1];
@@ -135,8 +130,7 @@ Code BuildTable(Alphabet alphabet, const uint8_t* lengths, unsigned count,
       }
     } else {
       if ((huff & root_mask) != low) {
-        // A new subtable, as big as the longest code sharing this root
-        // index needs (zlib's way of sizing it from the lengths left).
+        // A new subtable, sized as zlib sizes it from the lengths left.
         sub_bits = length - root;
         int room = 1 << sub_bits;
         while (sub_bits + root < max) {
@@ -176,160 +170,27 @@ uint32_t Lookup(const uint32_t* table, int root, uint64_t bits) {
   return entry;
 }
 
-enum class Step { kMore, kEndOfBlock, kRefused };
-
-// One symbol of a Huffman block's body from `buffer`, which holds at least
-// 48 bits: a literal/length code with its extra bits (20) and a distance
-// code with its extra bits (28). Refuses what zlib refuses: codewords no
-// symbol has, and 286, 287, 30 and 31.
-inline Step NextSymbol(const uint32_t* litlen, const uint32_t* dist,
-                       uint64_t* buffer, unsigned* count) {
-  // Branch-free but for the end of the block: whether a symbol is a literal
-  // or a match is as unpredictable as the data, and a mispredicted branch
-  // costs more than the distance lookup done for every symbol.
-  const uint32_t entry = Lookup(litlen, kLitlenRootBits, *buffer);
-  const uint64_t after = *buffer >> (entry & 0xff);
-  const uint32_t distance = Lookup(dist, kDistRootBits, after);
-  const uint32_t match = 0u - ((entry & kMatch) >> 10);
-  const uint32_t distance_bits = distance & 0xff & match;
-  *buffer = after >> distance_bits;
-  *count -= (entry & 0xff) + distance_bits;
-  if (((entry & (kEndOfBlock | kInvalid)) | (distance & kInvalid & match)) ==
-      0) {
-    return Step::kMore;
-  }
-  return (entry & kEndOfBlock) != 0 ? Step::kEndOfBlock : Step::kRefused;
-}
-
-// Reads bits, least significant first, across the input pieces. Zero bytes
-// past the end are made up so that a refill always fills the buffer; using
-// any of them means the body is truncated.
-class BitReader {
- public:
-  BitReader(absl::Span<const absl::string_view> pieces, size_t skip)
-      : pieces_(pieces) {
-    while (index_ < pieces_.size() && skip >= pieces_[index_].size()) {
-      skip -= pieces_[index_].size();
-      ++index_;
+// Refuses what zlib refuses: codewords no symbol has, and 286, 287, 30, 31.
+struct Symbols {
+  const uint32_t* litlen;
+  const uint32_t* dist;
+  Step operator()(uint64_t* buffer, unsigned* count) const {
+    // Branch-free but for the end of the block: whether a symbol is a
+    // literal or a match is as unpredictable as the data, and a mispredicted
+    // branch costs more than the distance lookup done for every symbol.
+    const uint32_t entry = Lookup(litlen, kLitlenRootBits, *buffer);
+    const uint64_t after = *buffer >> (entry & 0xff);
+    const uint32_t distance = Lookup(dist, kDistRootBits, after);
+    const uint32_t match = 0u - ((entry & kMatch) >> 10);
+    const uint32_t distance_bits = distance & 0xff & match;
+    *buffer = after >> distance_bits;
+    *count -= (entry & 0xff) + distance_bits;
+    if (((entry & (kEndOfBlock | kInvalid)) | (distance & kInvalid & match)) ==
+        0) {
+      return Step::kMore;
     }
-    if (index_ < pieces_.size()) {
-      Enter(index_);
-      next_ += skip;
-    }
+    return (entry & kEndOfBlock) != 0 ? Step::kEndOfBlock : Step::kRefused;
   }
-
-  // At least 56 bits in the buffer; false once made-up bytes were used.
-  bool Refill() {
-    if (end_ - next_ >= 8) {
-      // Whole bytes that fit; the part of the next byte above them is the
-      // stream's own next bits, which the following refill writes again.
-      uint64_t word;
-      std::memcpy(&word, next_, sizeof(word));
-      buffer_ |= le64toh(word) << count_;
-      next_ += (63 - count_) >> 3;
-      count_ |= 56;
-      return true;
-    }
-    while (count_ <= 56) {
-      uint64_t byte = 0;
-      while (next_ == end_ && index_ + 1 < pieces_.size()) Enter(index_ + 1);
-      if (next_ < end_) {
-        byte = static_cast<uint8_t>(*next_++);
-      } else {
-        ++made_up_;
-      }
-      buffer_ |= byte << count_;
-      count_ += 8;
-    }
-    return !Overrun();
-  }
-
-  uint64_t bits() const { return buffer_; }
-  void Drop(unsigned n) {
-    buffer_ >>= n;
-    count_ -= n;
-  }
-  uint32_t Take(unsigned n) {
-    const uint32_t value = static_cast<uint32_t>(buffer_ & ((1u << n) - 1));
-    Drop(n);
-    return value;
-  }
-  bool Overrun() const { return made_up_ * 8 > count_; }
-
-  // A stored block after its 3 header bits: zlib's LEN/NLEN check, then
-  // its bytes skipped.
-  bool SkipStored() {
-    Drop(count_ & 7);
-    if (!Refill()) return false;
-    const uint32_t length = Take(16);
-    if ((Take(16) ^ 0xffff) != length)
-      return false;  // "invalid stored block lengths"
-    if (Overrun()) return false;
-    const uint32_t buffered = count_ / 8 - made_up_;
-    if (length <= buffered) {
-      if (length > 0) Drop(8 * length);
-      return true;
-    }
-    size_t skip = length - buffered;
-    buffer_ = 0;
-    count_ = 0;
-    made_up_ = 0;
-    while (skip > 0) {
-      const size_t here = std::min<size_t>(skip, end_ - next_);
-      next_ += here;
-      skip -= here;
-      if (skip == 0) break;
-      if (index_ + 1 >= pieces_.size()) return false;
-      Enter(index_ + 1);
-    }
-    return true;
-  }
-
-  // A Huffman block's body up to its end-of-block; false if zlib would
-  // refuse it or the input ends first.
-  bool ReadBody(const uint32_t* litlen, const uint32_t* dist) {
-    while (true) {
-      // Within a piece, the state lives in locals: through the members,
-      // every symbol would store and reload it (the input is char, which
-      // may alias them).
-      uint64_t buffer = buffer_;
-      unsigned count = count_;
-      const char* next = next_;
-      const char* const end = end_;
-      Step step = Step::kMore;
-      while (step == Step::kMore && end - next >= 8) {
-        uint64_t word;
-        std::memcpy(&word, next, sizeof(word));
-        buffer |= le64toh(word) << count;
-        next += (63 - count) >> 3;
-        count |= 56;
-        step = NextSymbol(litlen, dist, &buffer, &count);
-      }
-      buffer_ = buffer;
-      count_ = count;
-      next_ = next;
-      if (step != Step::kMore) return step == Step::kEndOfBlock;
-      // The end of a piece: byte by byte into the next.
-      if (!Refill()) return false;
-      step = NextSymbol(litlen, dist, &buffer_, &count_);
-      if (step != Step::kMore) return step == Step::kEndOfBlock;
-    }
-  }
-
- private:
-  void Enter(size_t index) {
-    index_ = index;
-    next_ = pieces_[index].data();
-    end_ = next_ + pieces_[index].size();
-  }
-
-  absl::Span<const absl::string_view> pieces_;
-  size_t index_ = 0;
-  const char* next_ = nullptr;
-  const char* end_ = nullptr;
-  uint64_t buffer_ = 0;
-  unsigned count_ = 0;
-  unsigned made_up_ = 0;
 };
 
 struct FixedTables {
@@ -354,9 +215,8 @@ const FixedTables& Fixed() {
   return *tables;
 }
 
-// A dynamic block's header, checked as zlib checks it. Sets `complete` if
-// both codes are complete; builds their tables unless the block is the
-// last and `complete`, when they would not be used.
+// A dynamic block's header, checked as zlib checks it. Builds the tables
+// unless the block is the last and both codes are `complete`.
 bool ReadDynamicHeader(BitReader* in, bool final_block, uint32_t* litlen,
                        uint32_t* dist, bool* complete) {
   static constexpr uint8_t kPrecodeOrder[19] = {
@@ -406,9 +266,12 @@ bool ReadDynamicHeader(BitReader* in, bool final_block, uint32_t* litlen,
   }
   // zlib: "invalid code -- missing end-of-block".
   if (lengths[256] == 0) return false;
-  const Code litlen_code = Classify(Alphabet::kLitlen, lengths, litlen_count);
-  const Code dist_code =
-      Classify(Alphabet::kDist, lengths + litlen_count, dist_count);
+  unsigned per_length[kMaxCodeBits + 1];
+  int max;
+  const Code litlen_code =
+      Classify(Alphabet::kLitlen, lengths, litlen_count, per_length, &max);
+  const Code dist_code = Classify(Alphabet::kDist, lengths + litlen_count,
+                                  dist_count, per_length, &max);
   if (litlen_code == Code::kRefused || dist_code == Code::kRefused) {
     return false;
   }
@@ -435,7 +298,7 @@ bool MeetsZlibRules(absl::Span<const absl::string_view> pieces, size_t skip) {
         if (!in.SkipStored()) return false;
         break;
       case 1:
-        if (!in.ReadBody(Fixed().litlen.data(), Fixed().dist.data())) {
+        if (!in.ReadBody(Symbols{Fixed().litlen.data(), Fixed().dist.data()})) {
           return false;
         }
         break;
@@ -444,10 +307,9 @@ bool MeetsZlibRules(absl::Span<const absl::string_view> pieces, size_t skip) {
         if (!ReadDynamicHeader(&in, final_block, litlen, dist, &complete)) {
           return false;
         }
-        // With complete codes every codeword is a symbol zlib takes: the
-        // fast decoder reads this last block exactly as zlib would.
+        // Every codeword is a symbol zlib takes: nothing left to check.
         if (final_block && complete) return true;
-        if (!in.ReadBody(litlen, dist)) return false;
+        if (!in.ReadBody(Symbols{litlen, dist})) return false;
         break;
       }
       default:

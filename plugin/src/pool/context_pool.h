@@ -1,98 +1,65 @@
-// A bounded, thread-local pool of expensive-to-create contexts.
-//
-// Layer 1 of pooled-gzip: it knows nothing of zlib or gRPC. What a context is,
-// how it is created, reset, measured and destroyed comes from a Policy:
+// A bounded, thread-local pool of expensive-to-create contexts. Layer 1 of
+// pooled-gzip: it knows nothing of zlib or gRPC. A Policy says what a
+// context is:
 //
 //   struct Policy {
-//     using Context = ...;   // the pooled type
-//     using Key = ...;       // contexts with different keys never mix;
-//                            // must be equality-comparable and copyable
-//     static Context* Create(const Key&);        // nullptr on failure
-//     static bool Reset(Context*);               // false: do not reuse
-//     static size_t Bytes(const Context&);       // heap owned right now
-//     static bool Shrink(Context*);              // frees what it keeps
-//                                                // between uses; false if
-//                                                // it kept nothing
+//     using Context = ...;  // the pooled type
+//     using Key = ...;      // never mixed; equality-comparable, copyable
+//     static Context* Create(const Key&);   // nullptr on failure
+//     static bool Reset(Context*);          // false: do not reuse
+//     static size_t Bytes(const Context&);  // heap owned right now
+//     static bool Shrink(Context*);         // frees kept buffers; false: none
 //     static void Destroy(Context*);
 //   };
 //
-// THE PROTOCOL
+// THE PROTOCOL: where a context is, and who may move it.
 //
-// Where a context is, and who may move it:
-//
-//   checked out  held by a Handle; counted live, not pooled. Its holder
-//                returns it (Release) into the free list of the thread it
-//                releases it on, meant to be the one that acquired it.
-//   idle         in its thread's Slot for its key (pool/thread_cache.h);
-//                counted pooled, its bytes claimed from the budget and
-//                recorded in the slot's RevocableClaim. Only the slot's
-//                thread takes it out (Acquire) or frees it.
-//   revoked      still in its thread's slot, but EvictIdleIf (any thread)
-//                revoked the slot's claim and gave its bytes back to the
-//                budget. Still counted pooled: it holds its heap until its
-//                thread frees it, on its next use of any pool
-//                (pool/thread_caches.h) or at exit. Never checked out again.
+//   checked out  held by a Handle; counted live.
+//   idle         in its thread's Slot for its key (pool/thread_cache.h),
+//                its bytes claimed and recorded in the slot's
+//                RevocableClaim; only that thread takes it out or frees it.
+//   revoked      still in its slot, but EvictIdleIf (any thread) took the
+//                slot's claim and gave its bytes back. Counted pooled until
+//                its thread frees it, on its next use of any pool or at
+//                exit. Never checked out again.
 //   parked       in the shared reserve (pool/reserve.h), moved there by its
-//                thread at exit; keeps its budget claim. Any thread adopts
-//                or evicts it, under the reserve's lock.
-//   destroyed    counted destroyed: discarded (saw an error, or Reset
-//                failed), rejected by a cap, evicted (stale, revoked, or
-//                pushed out of the reserve), returned on a thread that is
-//                exiting, or freed with the pool.
+//                thread at exit with its claim. Any thread adopts or evicts
+//                it, under the reserve's lock.
+//   destroyed    discarded (an error, or Reset failed), rejected by a cap,
+//                evicted (stale, revoked, or pushed out of the reserve),
+//                returned on an exiting thread, or freed with the pool.
 //
 //   Acquire:  idle -> checked out (the slot's thread), else parked ->
 //             checked out (any thread), else a new context.
-//   Release:  checked out -> idle, or -> destroyed when Reset fails, when
-//             the checkout is stale, or when a cap turns it away; to make
-//             room, other keys' parked -> destroyed (EvictForRoom).
-//   EvictIdleIf: idle -> revoked (any thread), parked -> destroyed.
+//   Release:  checked out -> idle (of the releasing thread), or ->
+//             destroyed when Reset fails, the checkout is stale or a cap
+//             turns it away; to make room, other keys' parked -> destroyed.
+//   EvictIdleIf: idle -> revoked, parked -> destroyed.
 //   EvictReserveIf: parked -> destroyed.
-//   Thread exit: idle -> parked (revoked -> destroyed); pool destroyed:
+//   Thread exit: idle -> parked (revoked -> destroyed). Pool destroyed:
 //             this thread's idle and every parked -> destroyed.
 //
-// A generation dates checkouts. The pool's starts at 1 and each EvictIdleIf
-// advances it; a Handle carries the generation its settings were read in.
-// A returned context is stale, and destroyed instead of pooled, when an
-// EvictIdleIf matched its key after that generation: its slot's `stale_in`
-// says so, or, for a key the thread had no slot of then, one of the last
-// predicates kept (Retired). So a level change reaches contexts checked out
-// across it, on whichever thread they come back.
+// Generations date checkouts, so that a level change reaches contexts
+// checked out across it, on whichever thread they come back. Each
+// EvictIdleIf advances the pool's. A context returned with the generation
+// its settings were read in is stale, and destroyed, if an EvictIdleIf
+// matched its key since: its slot's `stale_in` says so, or, for a key the
+// thread had no slot of then, a predicate kept (Retired).
 //
-// The budget (pool/idle_budget.h), shared by every pool given the same one,
-// counts the bytes of idle and parked contexts:
-//   - claimed by Release, before the context enters its slot: Claim, else
-//     room made by evicting other keys' parked contexts, else the context
-//     shrinks (Policy::Shrink) and tries again, else it is rejected;
-//   - carried over when a thread parks its idle contexts at exit;
-//   - released when a context leaves the books: checked out again (by its
-//     thread from a slot, by anyone from the reserve) or freed, the pool's
-//     own counters first (PoolBooks::Unpool);
-//   - released for a whole slot at once by a revoker, which takes the
-//     slot's claim: the claim's one atomic word (pool/revocable_claim.h)
-//     decides whether the owner or the revoker gives each byte back, so it
-//     is never given back twice nor kept by nobody.
-// Memory is bounded twice: at most `max_idle_per_thread_per_key` idle
-// contexts per thread and key, and `max_pooled_bytes` in the budget.
+// The budget (pool/pool_books.h), shared by the pools given it, counts the
+// bytes of idle and parked contexts: claimed as a context enters its slot
+// (Release), given back as it leaves the books, by a revoker for a whole
+// slot at once (pool/revocable_claim.h). Memory is bounded twice:
+// `max_idle_per_thread_per_key` contexts per thread and key, and
+// `max_pooled_bytes` in the budget.
 //
-// A checkout is a std::unique_ptr whose deleter returns the context, so a
-// context goes back exactly once by construction. Code that saw the context
-// fail calls Discard() instead, which destroys it.
-//
-// fork(): the child has only the forking thread, so a lock another thread
-// held at that moment would stay held in it for ever, and the child's first
-// Acquire or Release that needs it would hang. Whoever owns a pool that may
-// be in use when the process forks registers, once, a pthread_atfork handler
-// that calls LockForFork before the fork and UnlockAfterFork after it, in
-// the parent and in the child alike: the forking thread then holds every
-// lock while the process is copied, so none is copied half-way through a
-// change. The order is the pool's own nesting, slots then reserve (a thread
-// exiting parks its contexts while it holds the slots); an owner that takes
-// a pool's locks while holding locks of its own takes its own first. In the
-// child, what the other threads had is leaked, never freed twice: their
-// idle contexts stay in their slots (EvictIdleIf may still take the slots'
-// bytes back), and the contexts they had checked out are never returned,
-// so Stats().live counts them for good; a thread caught by the fork between
-// claiming budget bytes and pooling a context leaves those bytes claimed.
+// fork(): a pool's owner registers, once, a pthread_atfork handler that
+// calls LockForFork before the fork and UnlockAfterFork after it, in parent
+// and child, so that no lock stays held in the child; an owner that holds
+// locks of its own while it uses the pool takes its own first. In the
+// child, what other threads had is leaked, never freed twice: their idle
+// contexts stay in their slots, their checkouts never return (Stats().live
+// keeps them), and bytes claimed for a context not yet pooled stay claimed.
 
 #ifndef POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
 #define POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
@@ -104,7 +71,6 @@
 #include <mutex>
 #include <utility>
 
-#include "pool/idle_budget.h"
 #include "pool/pool_books.h"
 #include "pool/reserve.h"
 #include "pool/revocable_claim.h"
@@ -120,25 +86,18 @@ class ThreadLocalPool {
   using Context = typename Policy::Context;
   using Key = typename Policy::Key;
 
-  class Returner {
-   public:
-    Returner() = default;
-    Returner(ThreadLocalPool* pool, Key key, uint64_t generation)
-        : pool_(pool), key_(key), generation_(generation) {}
+  struct Returner {
     void operator()(Context* context) const {
-      pool_->Release(key_, generation_, context);
+      pool->Release(key, generation, context);
     }
-
-   private:
-    ThreadLocalPool* pool_ = nullptr;
-    Key key_{};
-    uint64_t generation_ = 0;  // the pool's when the context was checked out
+    ThreadLocalPool* pool = nullptr;
+    Key key{};
+    uint64_t generation = 0;  // of the settings the checkout was for
   };
 
-  // A checked-out context; destroying the handle returns it to this thread's
-  // free list. Must not outlive the pool, and is to be released on the
-  // thread that acquired it: that thread's list is where an EvictIdleIf
-  // marks a checkout of an evicted key as stale.
+  // Destroying the handle returns the context (Discard does not). Must not
+  // outlive the pool; to be released on the thread that acquired it, whose
+  // slot is where EvictIdleIf marks it stale.
   using Handle = std::unique_ptr<Context, Returner>;
 
   explicit ThreadLocalPool(PoolLimits limits = {})
@@ -147,8 +106,7 @@ class ThreadLocalPool {
       : shared_(std::make_shared<Shared>(std::move(budget))),
         registry_(shared_, &shared_->registry) {}
 
-  // This thread's idle contexts and the reserve are destroyed now; other
-  // threads' when they exit.
+  // Other threads' idle contexts are destroyed when they exit.
   ~ThreadLocalPool() {
     if (Cache* cache = Cache::Get()) cache->DropPool(registry_.get());
     shared_->reserve.Close();
@@ -157,22 +115,18 @@ class ThreadLocalPool {
   ThreadLocalPool(const ThreadLocalPool&) = delete;
   ThreadLocalPool& operator=(const ThreadLocalPool&) = delete;
 
-  // The pool's generation: read before the settings that name a key, and
-  // given to Acquire with it, it dates the checkout to that read.
   uint64_t generation() const { return registry_->generation(); }
 
-  // Returns an idle context for `key` from this thread or the reserve, or a
-  // new one. A null handle means the policy could not create a context.
-  // `settings_generation`, if given, is generation() read before the
-  // settings that named `key`: a context checked out after an EvictIdleIf
-  // that matched `key`, for settings read before it, then returns stale
-  // (not pooled), as one checked out before it does.
+  // An idle context for `key` from this thread or the reserve, or a new
+  // one; null if the policy could not create one. `settings_generation`
+  // (generation() read before the settings that named `key`) makes a
+  // checkout for settings an EvictIdleIf retired come back stale.
   Handle Acquire(const Key& key, uint64_t settings_generation = 0) {
     const uint64_t generation = registry_->generation();
-    const Returner returner(this, key,
+    const Returner returner{this, key,
                             settings_generation != 0
                                 ? std::min(settings_generation, generation)
-                                : generation);
+                                : generation};
     Context* context = nullptr;
     if (Cache* cache = Cache::Get()) {
       context = registry_->Pop(cache->SlotFor(registry_, key));
@@ -196,43 +150,35 @@ class ThreadLocalPool {
     books().Destroy(context);
   }
 
-  // Caps apply to contexts released from now on; idle ones are not trimmed.
-  // With a shared budget, this sets the caps of every pool sharing it.
+  // For later releases, in every pool sharing the budget; idle ones stay.
   void SetLimits(const PoolLimits& limits) {
     books().budget->SetLimits(limits);
   }
 
   PoolLimits limits() const { return shared_->books.budget->limits(); }
 
-  // Frees the reserve's idle contexts whose key satisfies `pred` and returns
-  // how many, so that whoever changes the backend or level need not wait for
-  // the byte cap to push out contexts nobody will ask for again. Living
-  // threads' own idle contexts stay until reused or their thread exits.
-  // `pred` gets a const Key& under the reserve's lock: it must not use the
-  // pool.
+  // Frees the reserve's contexts whose key satisfies `pred` and returns how
+  // many; living threads' own stay. `pred` gets a const Key& under the
+  // reserve's lock: it must not use the pool.
   template <typename Pred>
   size_t EvictReserveIf(Pred pred) {
     return shared_->reserve.EvictIf(pred);
   }
 
-  // As EvictReserveIf, and living threads' idle contexts of those keys give
-  // their bytes back to the budget now; their thread frees them (counted
-  // evicted, and pooled until then) the next time it uses any pool, or when
-  // it exits. Contexts of those keys checked out before this call (or
-  // for settings read before it: Acquire) are freed, not pooled, when they
-  // come back, on any thread. Returns how many idle contexts gave up their
-  // bytes. `pred` gets a const Key& under the pool's locks: it must not use
-  // the pool; a copy is kept to judge those returns.
+  // As EvictReserveIf, and living threads' idle contexts of those keys are
+  // revoked, their bytes back in the budget now. Checkouts of those keys
+  // from before this call (or for settings read before it) are freed when
+  // they come back. Returns how many contexts gave up their bytes. `pred`
+  // runs under the pool's locks and must not use the pool; a copy is kept.
   template <typename Pred>
   size_t EvictIdleIf(Pred pred) {
-    // Threads' lists first: a thread exiting meanwhile would park them in
-    // the reserve.
+    // Threads' first: one exiting meanwhile parks in the reserve, evicted next.
     const size_t revoked = registry_->RevokeIf(pred);
     return revoked + shared_->reserve.EvictIf(pred);
   }
 
-  // For the owner's pthread_atfork handler (see the top of this file):
-  // takes the pool's locks, and gives them back, in the pool's own order.
+  // For the owner's pthread_atfork handler, in the pool's nesting order:
+  // an exiting thread parks its contexts while it holds the slots' lock.
   void LockForFork() {
     registry_->mutex().lock();
     shared_->reserve.mutex().lock();
@@ -250,8 +196,7 @@ class ThreadLocalPool {
   using Cache = LocalCache<Policy>;
   using Slot = ThreadSlot<Policy>;
 
-  // Outlives the pool object while any thread still holds a slot of it, so
-  // that thread exit can always account for what it destroys.
+  // Outlives the pool while any thread holds a slot of it.
   struct Shared {
     explicit Shared(std::shared_ptr<IdleBudget> budget)
         : books(std::move(budget)) {}
@@ -276,8 +221,7 @@ class ThreadLocalPool {
       return;
     }
     Slot& slot = cache->SlotFor(registry_, key);
-    // A revoked slot is emptied first: a claim can be added to only once
-    // its revoked contexts are freed.
+    // A revoked claim takes no Add until its contexts are freed.
     registry_->Tidy(slot);
     if (SlotRegistry<Policy>::Stale(slot, generation) ||
         registry_->Retired(key, generation)) {
@@ -286,13 +230,11 @@ class ThreadLocalPool {
     }
     size_t bytes = Policy::Bytes(*context);
     const size_t max_idle =
-        std::min<size_t>(books().budget->max_idle_per_thread_per_key(),
+        std::min<size_t>(books().budget->limits().max_idle_per_thread_per_key,
                          RevocableClaim::kMaxContexts);
-    // With the byte cap full, exited threads' contexts of other keys give
-    // way: otherwise contexts of a key nobody asks for any more (after a
-    // level change, say) would keep the cap full, and every context of the
-    // keys in use would be destroyed on return. Then what the context keeps
-    // between uses gives way, before the context itself.
+    // With the byte cap full, other keys' parked contexts give way (else a
+    // key nobody asks for would keep it full), then what the context keeps
+    // between uses, before the context itself.
     const auto claim = [&] {
       return books().budget->Claim(bytes) ||
              shared_->reserve.EvictForRoom(key, bytes);
@@ -305,10 +247,8 @@ class ThreadLocalPool {
       return;
     }
     books().Pool(bytes);
-    // The budget is claimed; the slot's claim records it unless a revoker
-    // came between Tidy and here. Then the context is out of the books
-    // again if its checkout is now stale, else it waits for the slot to be
-    // tidied and is recorded in the claim restored.
+    // A revoker that came since Tidy refuses the Add: the context is then
+    // evicted if now stale, else recorded once the slot is tidied.
     while (!slot.claim.Add(bytes)) {
       registry_->Tidy(slot);
       if (SlotRegistry<Policy>::Stale(slot, generation)) {
@@ -321,7 +261,7 @@ class ThreadLocalPool {
   }
 
   std::shared_ptr<Shared> shared_;
-  // Points into shared_, and shares its ownership: what slots hold.
+  // Points into shared_ and shares its ownership; what slots hold.
   std::shared_ptr<SlotRegistry<Policy>> registry_;
 };
 

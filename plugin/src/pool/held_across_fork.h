@@ -1,9 +1,3 @@
-// A process-wide mutex that fork() never leaves locked in the child. The
-// child has only the thread that forked: a lock another thread held at
-// that moment would stay taken for good, and the child's next user of it
-// would wait forever. The forking thread takes the mutex before fork() and
-// releases it after, in the parent and in the child.
-
 #ifndef POOLED_GZIP_SRC_POOL_HELD_ACROSS_FORK_H_
 #define POOLED_GZIP_SRC_POOL_HELD_ACROSS_FORK_H_
 
@@ -14,9 +8,11 @@
 namespace pooled_gzip {
 namespace internal {
 
-// Registers the mutex that `Get` returns (one that lives as long as the
-// process). Mutexes registered later are taken first; one that may be
-// held while another is taken must be registered after it.
+// Registers the mutex `Get` returns, which lives as long as the process, so
+// that fork() never leaves it locked in the child: the forking thread takes
+// it before fork() and releases it after. Mutexes registered later are
+// taken first: one that may be held while another is taken must be
+// registered after it.
 template <std::mutex& (*Get)()>
 void HoldAcrossFork() {
   pthread_atfork([] { Get().lock(); }, [] { Get().unlock(); },

@@ -1,6 +1,5 @@
-// One pool's books: what it created, reused, pooled and destroyed, and the
-// idle budget it claims from. Every part of the pool (the threads' free
-// lists, the reserve) accounts here, so Stats() reads one place.
+// The pools' accounts: the budget that pools claim their idle contexts'
+// bytes from, and each pool's books, so that Stats() reads one place.
 
 #ifndef POOLED_GZIP_SRC_POOL_POOL_BOOKS_H_
 #define POOLED_GZIP_SRC_POOL_POOL_BOOKS_H_
@@ -11,12 +10,66 @@
 #include <memory>
 #include <utility>
 
-#include "pool/idle_budget.h"
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip {
 namespace internal {
 
+struct PoolLimits {
+  size_t max_idle_per_thread_per_key = 2;
+  size_t max_pooled_bytes = size_t{64} << 20;
+};
+
+class IdleBudget {
+ public:
+  explicit IdleBudget(const PoolLimits& limits = {}) { SetLimits(limits); }
+
+  void SetLimits(const PoolLimits& limits) {
+    max_idle_per_thread_per_key_.store(limits.max_idle_per_thread_per_key,
+                                       std::memory_order_relaxed);
+    max_pooled_bytes_.store(limits.max_pooled_bytes, std::memory_order_relaxed);
+  }
+
+  PoolLimits limits() const {
+    return {max_idle_per_thread_per_key_.load(std::memory_order_relaxed),
+            max_pooled_bytes_.load(std::memory_order_relaxed)};
+  }
+
+  // One counter for every pool sharing the budget, so exact at any moment,
+  // and never above the cap it had when the last context was claimed.
+  uint64_t pooled_bytes() const {
+    return pooled_bytes_.load(std::memory_order_relaxed);
+  }
+
+  // Bytes a Claim could have now; others may take them first.
+  size_t available() const {
+    const uint64_t cap = max_pooled_bytes_.load(std::memory_order_relaxed);
+    const uint64_t pooled = pooled_bytes_.load(std::memory_order_relaxed);
+    return pooled < cap ? cap - pooled : 0;
+  }
+
+  // False, claiming nothing, if `bytes` would pass the cap.
+  bool Claim(size_t bytes) {
+    const uint64_t cap = max_pooled_bytes_.load(std::memory_order_relaxed);
+    uint64_t current = pooled_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (current + bytes > cap) return false;
+    } while (!pooled_bytes_.compare_exchange_weak(current, current + bytes,
+                                                  std::memory_order_relaxed));
+    return true;
+  }
+
+  void Release(size_t bytes) {
+    pooled_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<size_t> max_idle_per_thread_per_key_{0};
+  std::atomic<size_t> max_pooled_bytes_{0};
+  std::atomic<uint64_t> pooled_bytes_{0};
+};
+
+// What one pool created, reused, pooled and destroyed.
 template <typename Policy>
 struct PoolBooks {
   using Context = typename Policy::Context;
@@ -29,19 +82,10 @@ struct PoolBooks {
     destroyed.fetch_add(1, std::memory_order_release);  // see Stats()
   }
 
-  // Counts a context whose `bytes` were claimed from the budget as idle.
+  // A context whose `bytes` were claimed from the budget, now idle.
   void Pool(size_t bytes) {
     pooled_bytes.fetch_add(bytes, std::memory_order_relaxed);
     pooled.fetch_add(1, std::memory_order_relaxed);
-  }
-
-  // Takes an idle context of `bytes` out of the books.
-  // The pool's own counters first: once the budget is released another
-  // thread may claim it and count the bytes as its own.
-  void Unpool(size_t bytes) {
-    pooled_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-    pooled.fetch_sub(1, std::memory_order_relaxed);
-    budget->Release(bytes);
   }
 
   // A revoked context: its revoker gave the budget its bytes back already.
@@ -50,12 +94,18 @@ struct PoolBooks {
     pooled.fetch_sub(1, std::memory_order_relaxed);
   }
 
+  // Own counters first: once released, another thread may claim the bytes.
+  void Unpool(size_t bytes) {
+    UnpoolRevoked(bytes);
+    budget->Release(bytes);
+  }
+
   void DestroyIdle(Context* context) {
     Unpool(Policy::Bytes(*context));
     Destroy(context);
   }
 
-  // For an idle context already out of the books, or a stale checkout.
+  // An idle context already out of the books, or a stale checkout.
   void Evict(Context* context) {
     evicted.fetch_add(1, std::memory_order_relaxed);
     Destroy(context);
@@ -63,10 +113,7 @@ struct PoolBooks {
 
   PoolCounters Stats(uint64_t in_reserve) const {
     PoolCounters stats;
-    // `destroyed` first: every context is counted created before it can be
-    // counted destroyed, and the acquire pairs with Destroy's release, so
-    // `created` read after it is never behind. Read the other way round,
-    // traffic in between could make `live` wrap.
+    // `destroyed` first, pairing with Destroy's release: `live` cannot wrap.
     stats.destroyed = destroyed.load(std::memory_order_acquire);
     stats.created = created.load(std::memory_order_relaxed);
     stats.reused = reused.load(std::memory_order_relaxed);

@@ -1,12 +1,7 @@
-// The shared reserve: idle contexts of threads that exited, kept per key
-// for whichever thread asks next, so that the threads a server retires and
-// starts all the time do not each pay for new contexts.
-//
-// Any thread may park, adopt or evict under the reserve's lock. A parked
-// context keeps the budget claim it had in its thread's free list; a
-// context leaves the books (PoolBooks::Unpool) as it leaves the reserve,
-// under the lock, so that the room it frees is claimable at once; only
-// Close, when the pool is gone, unpools after the lock.
+// Idle contexts of threads that exited, kept per key for whichever thread
+// asks next, so that the threads a server retires and starts do not each
+// pay for new contexts. A context leaves the books as it leaves the
+// reserve, under the lock, so that the room it frees is claimable at once.
 
 #ifndef POOLED_GZIP_SRC_POOL_RESERVE_H_
 #define POOLED_GZIP_SRC_POOL_RESERVE_H_
@@ -37,10 +32,10 @@ class Reserve {
 
   uint64_t size() const { return size_.load(std::memory_order_relaxed); }
 
-  // For the pool's fork handlers, which take it after the slots' lock.
+  // For the pool's fork handlers.
   std::mutex& mutex() { return mutex_; }
 
-  // An exiting thread's idle context; it stays counted as pooled.
+  // An exiting thread's idle context, keeping its claim.
   void Park(const Key& key, Context* context) {
     const size_t bytes = Policy::Bytes(*context);
     {
@@ -60,16 +55,13 @@ class Reserve {
     books_.DestroyIdle(context);
   }
 
-  // An idle context for `key` from the reserve, out of the books, or null.
-  // Takes the lock only when the reserve is not empty.
+  // A context for `key`, out of the books, or null. No lock when empty.
   Context* Adopt(const Key& key) {
     if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mutex_);
     Bucket* bucket = FindBucket(key);
     if (bucket == nullptr) return nullptr;
-    // The most recently parked: the likeliest to be still in cache and
-    // resident, and taking from the back leaves the oldest at the front,
-    // the end that eviction frees first.
+    // The newest: the likeliest to be cached and resident.
     const Parked newest = bucket->parked.back();
     bucket->parked.pop_back();
     bucket->bytes -= newest.bytes;
@@ -79,11 +71,9 @@ class Reserve {
     return newest.context;
   }
 
-  // Frees the reserve's contexts of keys other than `key`, oldest parked
-  // first, until `bytes` can be claimed from the budget, and claims them.
-  // The returning key's own are spared: freeing one to pool another gains
-  // nothing. False, freeing nothing, if all the others together would not
-  // make the room.
+  // Frees contexts of keys other than `key` (freeing one of `key` to pool
+  // another gains nothing), oldest first, until `bytes` can be claimed, and
+  // claims them. False, freeing nothing, if they could not make the room.
   bool EvictForRoom(const Key& key, size_t bytes) {
     if (size_.load(std::memory_order_relaxed) == 0) return false;
     std::vector<Context*> unpooled;
@@ -141,7 +131,7 @@ class Reserve {
     return unpooled.size();
   }
 
-  // The pool is gone: destroys the reserve and whatever is parked later.
+  // The pool is gone: destroys what is parked, now and later.
   void Close() {
     std::vector<Bucket> parked;
     {
@@ -165,10 +155,7 @@ class Reserve {
     uint64_t sequence;  // when it was parked, across all keys
   };
 
-  // The reserve's contexts of one key, oldest parked first. Keys are few
-  // (one per backend, format and level in use), so finding a bucket, or
-  // the one whose front was parked first, by scanning them is cheap
-  // whatever the number of contexts parked.
+  // Oldest first. Keys are few, so scanning the buckets is cheap.
   struct Bucket {
     Key key;
     std::deque<Parked> parked;

@@ -1,13 +1,7 @@
 // What one thread's free list holds against an IdleBudget, in one atomic
 // word, so that another thread can take the claim away without a lock and
-// without touching the list.
-//
-// The owning thread adds and removes contexts; any thread may Revoke. Once
-// revoked, the claim counts nothing and refuses Add and Remove until the
-// owner, having freed every context its list held (the revoker gave their
-// bytes back), calls Restore. The word settles who accounts for a
-// context: whoever changes it first, so a context is never un-claimed twice
-// nor left claimed by nobody.
+// without touching the list. Whoever changes the word first accounts for a
+// context, so none is un-claimed twice nor left claimed by nobody.
 
 #ifndef POOLED_GZIP_SRC_POOL_REVOCABLE_CLAIM_H_
 #define POOLED_GZIP_SRC_POOL_REVOCABLE_CLAIM_H_
@@ -33,46 +27,30 @@ class RevocableClaim {
     uint64_t contexts = 0;
   };
 
-  // Owner only, with fewer than kMaxContexts held. False, changing
-  // nothing, if revoked.
-  bool Add(size_t bytes) {
-    uint64_t word = word_.load(std::memory_order_acquire);
-    do {
-      if ((word & kRevoked) != 0) return false;
-    } while (!word_.compare_exchange_weak(word, word + kOneContext + bytes,
-                                          std::memory_order_acq_rel,
-                                          std::memory_order_acquire));
-    return true;
-  }
+  // Owner only, with fewer than kMaxContexts held. False if revoked.
+  bool Add(size_t bytes) { return Change(kOneContext + bytes); }
 
-  // Owner only, for a context it added. False, changing nothing, if revoked:
-  // the revoker has already taken the context out of the books.
-  bool Remove(size_t bytes) {
-    uint64_t word = word_.load(std::memory_order_acquire);
-    do {
-      if ((word & kRevoked) != 0) return false;
-    } while (!word_.compare_exchange_weak(word, word - kOneContext - bytes,
-                                          std::memory_order_acq_rel,
-                                          std::memory_order_acquire));
-    return true;
-  }
+  // Owner only. False if revoked: the revoker accounted for the context.
+  bool Remove(size_t bytes) { return Change(0 - (kOneContext + bytes)); }
 
   bool revoked() const {
     return (word_.load(std::memory_order_acquire) & kRevoked) != 0;
   }
 
-  // Owner only, once revoked() and every context its list held is freed.
-  // A read-modify-write, like every Revoke, so that the owner sees what a
-  // revoker wrote before revoking (Revoke's caller may publish more).
+  // Owner only, once revoked() and its list is freed. A read-modify-write,
+  // so that the owner sees what a revoker wrote before revoking.
   void Restore() { word_.exchange(0, std::memory_order_acq_rel); }
 
   // Any thread. What the claim held, now the revoker's to give back; nothing
-  // if it was revoked already. Writes the word even then, so that the
-  // owner's next Restore or failed Add synchronises with this call.
+  // if revoked already. Writes even then, so that the owner's next Restore
+  // or failed Add synchronises with this call.
   Held Revoke() {
     const uint64_t word = word_.exchange(kRevoked, std::memory_order_acq_rel);
     if ((word & kRevoked) != 0) return Held{};
-    return Unpack(word);
+    Held held;
+    held.bytes = word & kMaxBytes;
+    held.contexts = (word >> kBytesBits) & kMaxContexts;
+    return held;
   }
 
  private:
@@ -80,11 +58,15 @@ class RevocableClaim {
   static constexpr uint64_t kRevoked = uint64_t{1} << 63;
   static_assert(kBytesBits + kContextsBits == 63, "the flag is the top bit");
 
-  static Held Unpack(uint64_t word) {
-    Held held;
-    held.bytes = word & kMaxBytes;
-    held.contexts = (word >> kBytesBits) & kMaxContexts;
-    return held;
+  // Adds `delta` (modulo 2^64) unless revoked.
+  bool Change(uint64_t delta) {
+    uint64_t word = word_.load(std::memory_order_acquire);
+    do {
+      if ((word & kRevoked) != 0) return false;
+    } while (!word_.compare_exchange_weak(word, word + delta,
+                                          std::memory_order_acq_rel,
+                                          std::memory_order_acquire));
+    return true;
   }
 
   std::atomic<uint64_t> word_{0};

@@ -1,11 +1,5 @@
-// The thread-local cache: each thread's free lists, one Slot per pool and
-// key, and the registry through which other threads reach them.
-//
-// Only a slot's thread touches its `idle` list. Any thread may revoke a
-// slot's claim on the budget (SlotRegistry::RevokeIf, for EvictIdleIf); its
-// thread then frees the revoked contexts on its next use of any pool
-// (pool/thread_caches.h), or when it exits. pool/context_pool.h states the
-// protocol these follow.
+// Each thread's free lists, and the registries through which other threads
+// revoke them (pool/context_pool.h has the protocol).
 
 #ifndef POOLED_GZIP_SRC_POOL_THREAD_CACHE_H_
 #define POOLED_GZIP_SRC_POOL_THREAD_CACHE_H_
@@ -24,17 +18,74 @@
 #include "pool/pool_books.h"
 #include "pool/reserve.h"
 #include "pool/revocable_claim.h"
-#include "pool/thread_caches.h"
 
 namespace pooled_gzip {
 namespace internal {
 
+// Every pool cache of the calling thread, whatever its Policy, so that a
+// thread frees revoked contexts on its next use of any pool: a thread that
+// only reads would otherwise keep revoked writers for as long as it lives.
+class ThreadCaches {
+ public:
+  struct Entry {
+    void (*tidy)(void* cache);
+    void* cache;
+    Entry* next = nullptr;
+  };
+
+  // After the claims are revoked, so that who sees the count sees them too.
+  static void CountRevocation() {
+    Revocations().fetch_add(1, std::memory_order_release);
+  }
+
+  static void Add(Entry* entry) {
+    entry->next = Local().head;
+    Local().head = entry;
+  }
+
+  static void Remove(Entry* entry) {
+    for (Entry** link = &Local().head; *link != nullptr;
+         link = &(*link)->next) {
+      if (*link == entry) {
+        *link = entry->next;
+        return;
+      }
+    }
+  }
+
+  // Tidies this thread's caches if a pool revoked since it last looked.
+  static void TidyIfRevoked() {
+    List& list = Local();
+    const uint64_t now = Revocations().load(std::memory_order_acquire);
+    if (list.seen == now) return;
+    list.seen = now;
+    for (Entry* entry = list.head; entry != nullptr; entry = entry->next) {
+      entry->tidy(entry->cache);
+    }
+  }
+
+ private:
+  // Trivially destructible: there for caches destroyed late in thread exit.
+  struct List {
+    Entry* head;
+    uint64_t seen;  // Revocations() when the thread last tidied
+  };
+
+  static std::atomic<uint64_t>& Revocations() {
+    static std::atomic<uint64_t> revocations{0};
+    return revocations;
+  }
+
+  static List& Local() {
+    static thread_local List list{};
+    return list;
+  }
+};
+
 template <typename Policy>
 class SlotRegistry;
 
-// One thread's idle contexts of one key in one pool. Registered with the
-// pool while it exists, so that EvictIdleIf can take its claim on the
-// budget from any thread; only its thread touches `idle`.
+// One thread's idle contexts of one key in one pool; only it touches them.
 template <typename Policy>
 struct ThreadSlot {
   using Context = typename Policy::Context;
@@ -47,12 +98,9 @@ struct ThreadSlot {
   const std::shared_ptr<SlotRegistry<Policy>> registry;
   const Key key;
   std::vector<Context*> idle;
-  // What `idle` holds against the budget, unless revoked: then nothing,
-  // and every context in `idle` is the thread's to free.
+  // Once revoked, every context in `idle` is the thread's to free.
   RevocableClaim claim;
-  // The pool's generation just before the last EvictIdleIf that matched
-  // `key`: contexts checked out in it or earlier are of settings no longer
-  // in use.
+  // Checkouts of this generation or earlier are stale.
   std::atomic<uint64_t> stale_in{0};
 };
 
@@ -74,27 +122,24 @@ class SlotRegistry {
     return generation_.load(std::memory_order_acquire);
   }
 
-  // For the pool's fork handlers: the slots' lock comes before the
-  // reserve's.
+  // For the pool's fork handlers.
   std::mutex& mutex() { return mutex_; }
 
-  // A context checked out in `generation` whose key EvictIdleIf matched
-  // since. May be seen late, but never after a failed Add or a Restore:
-  // both read the Revoke that followed the store.
+  // May be seen late, but not after a failed Add or a Restore: both read
+  // the Revoke that followed the store.
   static bool Stale(const Slot& slot, uint64_t generation) {
     return slot.stale_in.load(std::memory_order_relaxed) >= generation;
   }
 
-  // The same for a key of no slot of the thread when EvictIdleIf ran
-  // (a checkout whose slot came later, for settings read before): from
-  // the predicates kept. Older than those kept counts as retired, which
-  // costs at most a context made again.
+  // The same for a key the thread had no slot of when EvictIdleIf ran.
+  // Older than the predicates kept counts as retired: at worst a context
+  // is made again.
   bool Retired(const Key& key, uint64_t checked_out) {
     if (checked_out >= generation_.load(std::memory_order_acquire)) {
       return false;  // no EvictIdleIf since
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (retirements_dropped_ && newest_dropped_ >= checked_out) return true;
+    if (newest_dropped_ >= checked_out) return true;
     for (const Retirement& retirement : retirements_) {
       if (retirement.stale >= checked_out && retirement.pred(key)) {
         return true;
@@ -103,8 +148,7 @@ class SlotRegistry {
     return false;
   }
 
-  // An idle context of this thread's `slot`, taken out of the books, or
-  // null.
+  // An idle context of this thread's `slot`, out of the books, or null.
   Context* Pop(Slot& slot) {
     if (slot.idle.empty()) return nullptr;
     Context* context = slot.idle.back();
@@ -118,7 +162,6 @@ class SlotRegistry {
     return context;
   }
 
-  // Frees this thread's contexts in `slot` if their claim was revoked.
   void Tidy(Slot& slot) {
     if (!slot.claim.revoked()) return;
     FreeRevoked(slot);
@@ -130,12 +173,11 @@ class SlotRegistry {
     slots_.push_back(slot);
   }
 
-  // The slot's thread is exiting (`park`) or the pool is going: its idle
-  // contexts go to the reserve, or are freed.
+  // The slot's thread is exiting (`park`: its idle contexts go to the
+  // reserve) or the pool is going (they are freed).
   void Retire(Slot& slot, bool park) {
     // Held until the contexts have moved, so that an EvictIdleIf either
-    // revokes the slot first or finds its contexts in the reserve after:
-    // parked between the two, stale ones would hold the budget.
+    // revokes the slot or finds its contexts in the reserve.
     std::lock_guard<std::mutex> lock(mutex_);
     slots_.erase(std::find(slots_.begin(), slots_.end(), &slot));
     // No revoker can reach the slot now, so its claim stays as read.
@@ -153,28 +195,22 @@ class SlotRegistry {
     slot.idle.clear();
   }
 
-  // Gives the budget back the bytes of living threads' idle contexts of
-  // keys satisfying `pred` and returns how many contexts they are. Their
-  // threads free them, and only then stop counting them as pooled: until
-  // then they hold their heap.
+  // Revokes the slots of keys satisfying `pred`; returns their contexts' count.
   template <typename Pred>
   size_t RevokeIf(Pred& pred) {
     size_t revoked = 0;
     std::lock_guard<std::mutex> lock(mutex_);
-    // Checkouts of the matching keys from before the bump are stale;
-    // later ones asked for the key knowing the change (raw mode may name
-    // a level other than the configured one), so they pool as usual.
+    // Checkouts from before the bump are stale; later ones asked for the
+    // key knowing the change (raw mode may name any level), so they pool.
     const uint64_t stale = generation_.fetch_add(1, std::memory_order_acq_rel);
     if (retirements_.size() == kRetirementsKept) {
-      retirements_dropped_ = true;
       newest_dropped_ = retirements_.front().stale;
       retirements_.pop_front();
     }
     retirements_.push_back({stale, pred});
     for (Slot* slot : slots_) {
       if (!pred(static_cast<const Key&>(slot->key))) continue;
-      // Before Revoke, whose write the owner reads before it could pool
-      // a stale checkout.
+      // Before Revoke, which the owner reads before pooling a checkout.
       slot->stale_in.store(stale, std::memory_order_relaxed);
       const RevocableClaim::Held held = slot->claim.Revoke();
       books_.budget->Release(held.bytes);
@@ -185,8 +221,7 @@ class SlotRegistry {
   }
 
  private:
-  // The revoker gave their bytes back to the budget; they stayed idle,
-  // and counted so, until now.
+  // Their revoker gave the budget their bytes back already.
   void FreeRevoked(Slot& slot) {
     for (Context* context : slot.idle) {
       books_.UnpoolRevoked(Policy::Bytes(*context));
@@ -195,8 +230,7 @@ class SlotRegistry {
     slot.idle.clear();
   }
 
-  // The last EvictIdleIf predicates, with the generation each ended
-  // (Retired).
+  // The last EvictIdleIf predicates, with the generation each ended.
   struct Retirement {
     uint64_t stale;
     std::function<bool(const Key&)> pred;
@@ -205,14 +239,12 @@ class SlotRegistry {
 
   PoolBooks<Policy>& books_;
   Reserve<Policy>& reserve_;
-  // Advanced by each EvictIdleIf. From 1, so that no checkout is older
-  // than a slot's initial stale_in.
+  // From 1, so that no checkout is stale by a slot's initial stale_in, 0.
   std::atomic<uint64_t> generation_{1};
   std::mutex mutex_;
   std::vector<Slot*> slots_;  // guarded; living threads' slots of this pool
   std::deque<Retirement> retirements_;  // guarded
-  bool retirements_dropped_ = false;    // guarded
-  uint64_t newest_dropped_ = 0;         // guarded
+  uint64_t newest_dropped_ = 0;         // guarded; 0, no checkout's, if none
 };
 
 // This thread's idle contexts, for every pool of this Policy type.
@@ -222,20 +254,19 @@ class LocalCache {
   using Key = typename Policy::Key;
   using Slot = ThreadSlot<Policy>;
 
-  // Null while this thread is exiting and its cache is already gone:
-  // thread_local objects built before the cache are destroyed after it,
-  // and may still hold handles.
+  // Null once this thread's cache is gone: thread_locals built before it
+  // are destroyed after it, and may still hold handles.
   static LocalCache* Get() {
     if (Gone()) return nullptr;
     static thread_local LocalCache cache;
     return &cache;
   }
 
-  LocalCache() : listed_(ThreadCaches::Add(this, &TidyAll)) {}
+  LocalCache() { ThreadCaches::Add(&listing_); }
 
   ~LocalCache() {
     Gone() = true;
-    if (listed_) ThreadCaches::Remove(this);
+    ThreadCaches::Remove(&listing_);
     for (const std::unique_ptr<Slot>& slot : slots_) {
       slot->registry->Retire(*slot, /*park=*/true);
     }
@@ -244,30 +275,17 @@ class LocalCache {
   LocalCache(const LocalCache&) = delete;
   LocalCache& operator=(const LocalCache&) = delete;
 
-  // This thread's slot for `key` in the pool of `registry`. Once per
-  // revocation anywhere in the process, first frees what was revoked in
-  // every cache of this thread, of any pool and key: the thread may never
-  // ask for those keys, nor use that pool, again.
+  // After any revocation in the process, first frees what was revoked in
+  // every cache of this thread: it may never use those slots again.
   Slot& SlotFor(const std::shared_ptr<SlotRegistry<Policy>>& registry,
                 const Key& key) {
-    if (listed_) {
-      ThreadCaches::TidyIfRevoked();
-    } else if (ThreadCaches::Revoked(&seen_)) {
-      TidyAll(this);
-    }
-    Slot* found = nullptr;
+    ThreadCaches::TidyIfRevoked();
     for (const std::unique_ptr<Slot>& slot : slots_) {
-      if (slot->registry.get() == registry.get() && slot->key == key) {
-        found = slot.get();
-        break;
-      }
+      if (slot->registry == registry && slot->key == key) return *slot;
     }
-    if (found == nullptr) {
-      slots_.push_back(std::make_unique<Slot>(registry, key));
-      found = slots_.back().get();
-      registry->Register(found);
-    }
-    return *found;
+    slots_.push_back(std::make_unique<Slot>(registry, key));
+    registry->Register(slots_.back().get());
+    return *slots_.back();
   }
 
   void DropPool(SlotRegistry<Policy>* registry) {
@@ -289,16 +307,15 @@ class LocalCache {
     }
   }
 
-  // Trivially destructible, so it can still be read after the cache died.
+  // Trivially destructible: still readable after the cache died.
   static bool& Gone() {
     static thread_local bool gone = false;
     return gone;
   }
 
-  // Each at a fixed address, which its pool keeps while it exists.
+  // At fixed addresses, which their pools keep.
   std::vector<std::unique_ptr<Slot>> slots_;
-  const bool listed_;  // with ThreadCaches, which tidies it
-  uint64_t seen_ = 0;  // unlisted: the revocations it last tidied after
+  ThreadCaches::Entry listing_{&TidyAll, this};
 };
 
 }  // namespace internal

@@ -1,8 +1,6 @@
 #include "seam/slot_rewrite.h"
 
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,80 +10,12 @@
 #include <cstring>
 #include <mutex>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "pool/held_across_fork.h"
 
 namespace pooled_gzip {
 namespace internal {
 namespace {
-
-#if defined(__x86_64__)
-constexpr bool kTypesKnown = true;
-constexpr unsigned kJumpSlot = R_X86_64_JUMP_SLOT;
-constexpr unsigned kGlobDat = R_X86_64_GLOB_DAT;
-#elif defined(__aarch64__)
-// The same two kinds of slot, under other numbers; nothing else differs
-// for the rewrite. A PLT entry loads its slot (ldr x17, [x16, ...]; br x17)
-// and branches to it, so the slot is data: no instruction cache to flush.
-// glibc points a lazy slot at the object's PLT header, inside the object,
-// as on x86-64. An aligned 8-byte store is single-copy atomic on AArch64
-// (a caller loads the old or the new address), and the page size, which
-// arm64 kernels choose (4, 16 or 64 KiB), is read with sysconf.
-constexpr bool kTypesKnown = true;
-constexpr unsigned kJumpSlot = R_AARCH64_JUMP_SLOT;
-constexpr unsigned kGlobDat = R_AARCH64_GLOB_DAT;
-#else
-constexpr bool kTypesKnown = false;
-constexpr unsigned kJumpSlot = ~0u;
-constexpr unsigned kGlobDat = ~0u;
-#endif
-
-struct Range {
-  uintptr_t begin = 0;
-  uintptr_t end = 0;
-  bool Contains(const void* p) const {
-    const auto a = reinterpret_cast<uintptr_t>(p);
-    return a >= begin && a < end;
-  }
-};
-
-bool SegmentsContain(const dl_phdr_info& info, const void* p) {
-  const auto a = reinterpret_cast<uintptr_t>(p);
-  for (int i = 0; i < info.dlpi_phnum; ++i) {
-    const ElfW(Phdr)& header = info.dlpi_phdr[i];
-    if (header.p_type != PT_LOAD) continue;
-    const uintptr_t begin = info.dlpi_addr + header.p_vaddr;
-    if (a >= begin && a < begin + header.p_memsz) return true;
-  }
-  return false;
-}
-
-Range LoadedRange(const dl_phdr_info& info) {
-  Range range{UINTPTR_MAX, 0};
-  for (int i = 0; i < info.dlpi_phnum; ++i) {
-    const ElfW(Phdr)& header = info.dlpi_phdr[i];
-    if (header.p_type != PT_LOAD) continue;
-    const uintptr_t begin = info.dlpi_addr + header.p_vaddr;
-    range.begin = std::min(range.begin, begin);
-    range.end = std::max<uintptr_t>(range.end, begin + header.p_memsz);
-  }
-  return range;
-}
-
-// The pages the dynamic linker made read-only after relocating the object
-// (it rounds the segment's end down to a page).
-Range RelroPages(const dl_phdr_info& info) {
-  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  for (int i = 0; i < info.dlpi_phnum; ++i) {
-    const ElfW(Phdr)& header = info.dlpi_phdr[i];
-    if (header.p_type != PT_GNU_RELRO) continue;
-    const uintptr_t begin = info.dlpi_addr + header.p_vaddr;
-    return Range{begin & ~(page - 1), (begin + header.p_memsz) & ~(page - 1)};
-  }
-  return Range{};
-}
 
 // One aligned store, so a concurrent call through the slot jumps to the
 // old or the new target; around it, a RELRO page is writable for a moment.
@@ -108,73 +38,10 @@ std::string BaseName(const char* path) {
   return *path != '\0' ? path : "<main>";
 }
 
-// "grpc_msg_compress" from "_Z17grpc_msg_compress26grpc_...": readable logs.
-std::string ShortName(const char* mangled) {
-  absl::string_view name(mangled);
-  if (!absl::ConsumePrefix(&name, "_Z")) return std::string(name);
-  size_t length = 0;
-  while (!name.empty() && absl::ascii_isdigit(name.front())) {
-    length = length * 10 + (name.front() - '0');
-    name.remove_prefix(1);
-  }
-  return std::string(name.substr(0, length));
-}
-
-// The dynamic section's tables of one object.
-struct DynamicTables {
-  const ElfW(Sym) * symbols = nullptr;
-  const char* strings = nullptr;
-  const ElfW(Rela) * tables[2] = {nullptr, nullptr};  // PLT, then data
-  size_t sizes[2] = {0, 0};
-};
-
-DynamicTables ReadDynamic(const dl_phdr_info& info) {
-  DynamicTables tables;
-  const ElfW(Dyn)* dynamic = nullptr;
-  for (int i = 0; i < info.dlpi_phnum; ++i) {
-    if (info.dlpi_phdr[i].p_type == PT_DYNAMIC) {
-      dynamic = reinterpret_cast<const ElfW(Dyn)*>(info.dlpi_addr +
-                                                   info.dlpi_phdr[i].p_vaddr);
-    }
-  }
-  if (dynamic == nullptr) return tables;
-  // The dynamic linker relocates most d_ptr entries in place; some objects
-  // (the vDSO) keep them relative.
-  auto address = [&](ElfW(Addr) p) {
-    return p < info.dlpi_addr ? p + info.dlpi_addr : p;
-  };
-  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
-    switch (d->d_tag) {
-      case DT_SYMTAB:
-        tables.symbols =
-            reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr));
-        break;
-      case DT_STRTAB:
-        tables.strings = reinterpret_cast<const char*>(address(d->d_un.d_ptr));
-        break;
-      case DT_JMPREL:
-        tables.tables[0] =
-            reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
-        break;
-      case DT_PLTRELSZ:
-        tables.sizes[0] = d->d_un.d_val;
-        break;
-      case DT_RELA:
-        tables.tables[1] =
-            reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr));
-        break;
-      case DT_RELASZ:
-        tables.sizes[1] = d->d_un.d_val;
-        break;
-    }
-  }
-  return tables;
-}
-
 // One slot of one object, as found inside the callback.
 struct FoundSlot {
   std::string object;  // base name
-  const char* name;    // the target's mangled name
+  const char* name;    // the target's name
   void* value;         // what the slot held when found
   enum { kToUs, kLazy, kStock, kTaken } was;
   enum { kLeft, kPointed, kFailed } outcome = kLeft;
@@ -253,7 +120,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       const char* name = tables.strings + symbol.st_name;
       const SlotTarget* matched = nullptr;
       for (const SlotTarget& target : *scan->targets) {
-        if (std::strcmp(name, target.mangled_name) == 0) matched = &target;
+        if (std::strcmp(name, target.name) == 0) matched = &target;
       }
       if (matched == nullptr) continue;
       if (scan->step == Scan::kFindImporters) {
@@ -262,7 +129,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       }
       void** slot =
           reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
-      FoundSlot found{BaseName(info->dlpi_name), matched->mangled_name,
+      FoundSlot found{BaseName(info->dlpi_name), matched->name,
                       __atomic_load_n(slot, __ATOMIC_ACQUIRE),
                       FoundSlot::kTaken};
       // A lazy slot still points into its own object's PLT.
@@ -293,24 +160,6 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
   }
 }
 
-struct MainProgramQuery {
-  const void* address;
-  bool contains = false;
-};
-
-struct ObjectQuery {
-  const void* a;
-  const void* b;
-  bool same = false;
-};
-
-int QuerySameObject(dl_phdr_info* info, size_t, void* data) noexcept {
-  auto* query = static_cast<ObjectQuery*>(data);
-  if (!SegmentsContain(*info, query->a)) return 0;
-  query->same = SegmentsContain(*info, query->b);
-  return 1;
-}
-
 struct ListedQuery {
   const Importer* importer;
   bool listed = false;
@@ -321,20 +170,6 @@ int QueryListed(dl_phdr_info* info, size_t, void* data) noexcept {
   query->listed = query->listed || (info->dlpi_addr == query->importer->base &&
                                     query->importer->name == info->dlpi_name);
   return 0;
-}
-
-// The main program is listed first.
-int QueryMainProgram(dl_phdr_info* info, size_t, void* data) noexcept {
-  auto* query = static_cast<MainProgramQuery*>(data);
-  query->contains = SegmentsContain(*info, query->address);
-  return 1;
-}
-
-int ReadGeneration(dl_phdr_info* info, size_t size, void* data) noexcept {
-  if (size >= offsetof(dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds)) {
-    *static_cast<uint64_t*>(data) = info->dlpi_adds;
-  }
-  return 1;  // the counters are the same in every entry
 }
 
 // Outside any callback: dladdr may take the loader's lock.
@@ -367,7 +202,6 @@ SlotReport Report(const Scan& scan) {
     if (slot.was == FoundSlot::kLazy) ++report.lazy;
     if (slot.was == FoundSlot::kToUs || slot.outcome == FoundSlot::kPointed) {
       ++report.to_us;
-      if (slot.outcome == FoundSlot::kPointed) ++report.redirected;
       target = slot.outcome == FoundSlot::kPointed ? "pooled_gzip (pointed)"
                                                    : "pooled_gzip";
     } else if (slot.outcome == FoundSlot::kFailed) {
@@ -376,14 +210,13 @@ SlotReport Report(const Scan& scan) {
     } else if (slot.was == FoundSlot::kLazy) {
       target = "unbound";
     } else if (slot.was == FoundSlot::kStock) {
-      ++report.elsewhere;
       target = ObjectOf(slot.value);
     } else {
       ++report.taken;
       target = absl::StrCat(ObjectOf(slot.value), " (served there)");
     }
     absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
-                    slot.object, ":", ShortName(slot.name), "->", target);
+                    slot.object, ":", slot.name, "->", target);
   }
   // An importer still loaded that could not be pinned (one dlmopen()ed into
   // another namespace, which RTLD_NOLOAD does not search) keeps its slots.
@@ -394,7 +227,6 @@ SlotReport Report(const Scan& scan) {
     if (!query.listed) continue;  // unloaded meanwhile: nothing to point
     ++report.total;
     ++report.failed;
-    ++report.unpinned;
     absl::StrAppend(&report.detail, report.detail.empty() ? "" : ", ",
                     BaseName(importer.name.c_str()), ": not pinned");
   }
@@ -425,12 +257,9 @@ std::mutex& StoreMutex() {
 void SlotReport::Add(const SlotReport& other) {
   total += other.total;
   to_us += other.to_us;
-  redirected += other.redirected;
   lazy += other.lazy;
-  elsewhere += other.elsewhere;
   taken += other.taken;
   failed += other.failed;
-  unpinned += other.unpinned;
   if (!other.detail.empty()) {
     absl::StrAppend(&detail, detail.empty() ? "" : ", ", other.detail);
   }
@@ -463,26 +292,6 @@ SlotReport PointSlots(const std::vector<SlotTarget>& targets,
   }
   for (void* handle : pins) dlclose(handle);
   return Report(scan);
-}
-
-bool SameLoadedObject(const void* a, const void* b) {
-  ObjectQuery query{a, b};
-  dl_iterate_phdr(QuerySameObject, &query);
-  return query.same;
-}
-
-bool InMainProgram(const void* address) {
-  MainProgramQuery query{address};
-  dl_iterate_phdr(QueryMainProgram, &query);
-  return query.contains;
-}
-
-bool RelocationTypesKnown() { return kTypesKnown; }
-
-uint64_t LoadedObjectsGeneration() {
-  uint64_t generation = 0;
-  dl_iterate_phdr(ReadGeneration, &generation);
-  return generation;
 }
 
 }  // namespace internal

@@ -1,13 +1,12 @@
-// The slot rewrite: how a shared libgrpc's calls to its message codec reach
-// pooled-gzip. Every loaded object calls an imported function through a
-// relocation slot (JUMP_SLOT or GLOB_DAT) that the dynamic linker filled;
-// reading those slots is the only way to learn where the calls go
-// (dlsym(RTLD_DEFAULT) answers for the caller's lookup scope, not for
-// libgrpc's), and writing one is one aligned pointer store, so a thread
-// calling through it at that moment lands in either definition, never
-// elsewhere. A slot inside an object's RELRO segment is made writable
-// around the store. Only x86-64's and AArch64's relocation types are
-// known.
+// The slot rewrite: how a shared libgrpc's zlib calls reach pooled-gzip.
+// Every loaded object calls an imported function through a relocation slot
+// (JUMP_SLOT or GLOB_DAT) that the dynamic linker filled; reading those
+// slots is the only way to learn where the calls go (dlsym(RTLD_DEFAULT)
+// answers for the caller's lookup scope, not for libgrpc's), and writing
+// one is one aligned pointer store, so a thread calling through it at that
+// moment lands in either definition, never elsewhere. A slot inside an
+// object's RELRO segment is made writable around the store. Only x86-64's
+// and AArch64's relocation types are known.
 //
 // The rules it keeps with the dynamic loader (glibc), which holds
 // dl_load_write_lock while a dl_iterate_phdr callback runs and lists an
@@ -16,23 +15,18 @@
 //   store; never dlopen, dlclose, dladdr, nor a first call through a PLT
 //   (lazy binding), each of which may wait for dl_load_lock, which a
 //   thread inside dlopen holds while it waits for the write lock.
-// - Only fully loaded objects are written: each object that imports a
-//   target is first pinned with dlopen(name, RTLD_NOLOAD), which waits for
-//   a dlopen in progress and fails for an object not loaded (or being
-//   unloaded), and stays pinned while its slots are written.
+// - Only fully loaded objects are written: each importer is first pinned
+//   with dlopen(name, RTLD_NOLOAD), which waits for a dlopen in progress
+//   and fails for an object not loaded (or being unloaded).
 // - A lazy slot is written like a bound one, never bound by a call.
+// - No lock of ours is held while the loader may wait: the one that
+//   serialises stores is held only around the storing scan (a constructor
+//   running inside dlopen may set up a channel, and so scan, while another
+//   thread's pin waits for that dlopen).
 //
-// - No lock of ours is held while the loader may wait: pinning takes none,
-//   and the one that serialises stores is held only around the storing
-//   scan (a constructor running inside dlopen may set up a channel, and so
-//   scan, while another thread's pin waits for that dlopen).
-//
-// What remains is one window the loader leaves no way to close: a thread
-// whose first call through a lazy slot is inside the dynamic linker's
-// binding at the very moment of the store writes the address it looked up
-// after ours (glibc stores it after leaving the scope it can be waited
-// for in). It matters only where that lookup finds gRPC's own definition
-// (libgrpc ahead of this library in the lookup order). PointSlots reports
+// One window remains that the loader leaves no way to close: a thread
+// inside the dynamic linker's binding of a lazy slot at the moment of the
+// store writes the address it looked up after ours. PointSlots reports
 // lazy slots it wrote (SlotReport::lazy), so that its caller reads them
 // again at a later set-up call.
 
@@ -43,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "seam/loaded_objects.h"
+
 namespace pooled_gzip {
 namespace internal {
 
@@ -51,21 +47,18 @@ namespace internal {
 // neither (nor is still lazy) is served by someone else, such as another
 // copy of this library, and is left to them: a process has one owner.
 struct SlotTarget {
-  const char* mangled_name;
+  const char* name;
   void* replacement;
   const void* stock;
 };
 
 struct SlotReport {
-  int total = 0;       // slots found for the targets, outside this object
-  int to_us = 0;       // pointing at the replacement (after any writes)
-  int redirected = 0;  // of those, pointed there by this call
-  int lazy = 0;        // not bound yet when found (pointed, or left)
-  int elsewhere = 0;   // pointing at the stock definition, not pointed
-  int taken = 0;       // served by another object than this or the stock
-  int failed = 0;      // could not be written (mprotect refused, unpinned)
-  int unpinned = 0;    // of those, in objects loaded but not pinnable
-  // "libgrpc.so.29:grpc_msg_compress->pooled_gzip (pointed), ..."
+  int total = 0;   // slots found for the targets, outside this object
+  int to_us = 0;   // pointing at the replacement (after any writes)
+  int lazy = 0;    // not bound yet when found (pointed, or left)
+  int taken = 0;   // served by another object than this or the stock
+  int failed = 0;  // could not be written (mprotect refused, unpinned)
+  // "libgrpc.so.29:deflate->pooled_gzip (pointed), ..."
   std::string detail;
 
   bool AllToUs() const { return total > 0 && to_us == total; }
@@ -88,21 +81,6 @@ SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
 // the object containing `own_address` is never unloaded.
 SlotReport PointSlots(const std::vector<SlotTarget>& targets,
                       const void* own_address, const void* within = nullptr);
-
-// Whether `a` and `b` lie in the same loaded object; reads the program
-// headers only, so it also answers in a fully static program, where dladdr
-// finds nothing.
-bool SameLoadedObject(const void* a, const void* b);
-
-// Whether `address` lies in the main program (not a shared object).
-bool InMainProgram(const void* address);
-
-// Whether this build knows the architecture's relocation types.
-bool RelocationTypesKnown();
-
-// Changes whenever an object is added to the process (counted by the
-// loader as soon as it is listed, before it is relocated).
-uint64_t LoadedObjectsGeneration();
 
 }  // namespace internal
 }  // namespace pooled_gzip

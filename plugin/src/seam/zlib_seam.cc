@@ -15,110 +15,20 @@
 #include "codec/contiguous_input.h"
 #include "codec/format.h"
 #include "codec/settings.h"
+#include "glue/codec_log.h"
 #include "pool/held_across_fork.h"
-#include "seam/codec_log.h"
+#include "seam/activation.h"
 #include "seam/real_zlib.h"
+#include "seam/served_stream.h"
+#include "seam/zlib_handoff.h"
 
 namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// Above any user-space address on x86-64 and AArch64 (48-bit or 52-bit),
-// so never the z_streamp that zlib's own state begins with.
-constexpr uint64_t kServedMagic = 0xfeed'5eed'0000'6a70;
-
-// What one served stream holds between calls. Kept per thread once
-// ended, so that the buffers of the common sizes are allocated once.
-struct ServedStream {
-  uint64_t magic = kServedMagic;  // first, where zlib keeps z_streamp
-  bool compressing = true;
-  Format format = Format::kGzip;
-  enum class Phase { kTaking, kGiving, kEnded, kFailed, kZlib };
-  Phase phase = Phase::kTaking;
-  int error = Z_OK;
-  std::string taken;  // input taken before Z_FINISH
-  std::string made;   // the stream or message made, or zlib's replay output
-  size_t given = 0;   // bytes of `made` handed out
-  // Real zlib, once the stream is handed to it; opened with the caller's
-  // allocator and these parameters.
-  z_stream zlib{};
-  bool zlib_open = false;
-  int level = Z_DEFAULT_COMPRESSION;
-  int window_bits = MAX_WBITS;
-  int mem_level = 8;
-  int strategy = Z_DEFAULT_STRATEGY;
-  size_t cap = 0;  // inflating: the cap read when the stream was opened
-};
-
-// Ended streams of this thread: a few, since core has one message in hand
-// at a time on a thread. The head is trivially destructible, so a stream
-// ended during the thread's exit, after the owner below, is freed instead.
-constexpr int kIdlePerThread = 2;
-thread_local ServedStream* idle[kIdlePerThread] = {};
-thread_local bool idle_closed = false;
-
-struct IdleOwner {
-  ~IdleOwner() {
-    idle_closed = true;
-    for (ServedStream*& stream : idle) {
-      delete stream;
-      stream = nullptr;
-    }
-  }
-};
-thread_local IdleOwner idle_owner;
-
+// Streams made to the end on this thread, per direction.
 thread_local uint64_t served_compress = 0;
 thread_local uint64_t served_decompress = 0;
-
-ServedStream* NewStream(bool compressing, Format format) {
-  (void)&idle_owner;  // constructed on the thread's first use
-  ServedStream* stream = nullptr;
-  for (ServedStream*& slot : idle) {
-    if (slot != nullptr) {
-      stream = slot;
-      slot = nullptr;
-      break;
-    }
-  }
-  if (stream == nullptr) {
-    stream = new (std::nothrow) ServedStream;
-    if (stream == nullptr) return nullptr;
-  }
-  stream->compressing = compressing;
-  stream->format = format;
-  stream->phase = ServedStream::Phase::kTaking;
-  stream->error = Z_OK;
-  stream->taken.clear();
-  stream->made.clear();
-  stream->given = 0;
-  return stream;
-}
-
-void Release(ServedStream* stream) {
-  if (stream->zlib_open) {
-    if (stream->compressing) {
-      RealZlib().deflate_end(&stream->zlib);
-    } else {
-      RealZlib().inflate_end(&stream->zlib);
-    }
-    stream->zlib_open = false;
-  }
-  if (!idle_closed) {
-    for (ServedStream*& slot : idle) {
-      if (slot != nullptr) continue;
-      // One huge message does not pin its size on the thread.
-      for (std::string* buffer : {&stream->taken, &stream->made}) {
-        if (buffer->capacity() > ReusableBuffer::kKeepBytes) {
-          std::string().swap(*buffer);
-        }
-      }
-      slot = stream;
-      return;
-    }
-  }
-  delete stream;
-}
 
 ServedStream* Served(z_streamp stream) {
   if (stream == nullptr || stream->state == nullptr) return nullptr;
@@ -156,6 +66,13 @@ std::mutex& LearningMutex() {
   return *mutex;
 }
 thread_local bool recognizing = false;
+
+// Whether a stream of gRPC's in this direction is served: once activation
+// concluded so, or while it observes gRPC's codec on this thread. Until
+// then gRPC's streams are real zlib's, whatever was learned.
+bool Serving(bool compressing) {
+  return recognizing || StateOf(compressing) == DirectionState::kServed;
+}
 
 bool GrpcAllocator(alloc_func zalloc, free_func zfree) {
   for (const Allocator& known : grpc_allocators) {
@@ -195,31 +112,6 @@ void Open(z_streamp stream, ServedStream* served) {
   stream->adler = served->format == Format::kGzip ? 0 : 1;
 }
 
-void Consume(z_streamp stream, size_t bytes) {
-  stream->next_in += bytes;
-  stream->avail_in -= static_cast<uInt>(bytes);
-  stream->total_in += bytes;
-}
-
-// Copies what the caller has room for of `made`; true once all is given.
-bool Give(ServedStream* served, z_streamp stream) {
-  const size_t bytes =
-      std::min<size_t>(served->made.size() - served->given, stream->avail_out);
-  std::memcpy(stream->next_out, served->made.data() + served->given, bytes);
-  stream->next_out += bytes;
-  stream->avail_out -= static_cast<uInt>(bytes);
-  stream->total_out += bytes;
-  served->given += bytes;
-  return served->given == served->made.size();
-}
-
-int Fail(ServedStream* served, z_streamp stream, int error, const char* why) {
-  served->phase = ServedStream::Phase::kFailed;
-  served->error = error;
-  stream->msg = const_cast<char*>(why);
-  return error;
-}
-
 uint32_t BigEndian32(const char* p) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
   return uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 |
@@ -247,108 +139,6 @@ absl::string_view WholeInput(ServedStream* served, z_streamp stream) {
   if (served->taken.empty()) return now;
   served->taken.append(now.data(), now.size());
   return served->taken;
-}
-
-// --- The hand-off to real zlib -------------------------------------------
-
-int RealFlate(ServedStream* served, int flush) {
-  return served->compressing ? RealZlib().deflate(&served->zlib, flush)
-                             : RealZlib().inflate(&served->zlib, flush);
-}
-
-// Room zlib may write into this call: inflating, at most one byte past
-// the cap in all, so that a stream past it is seen.
-uInt ZlibRoom(const ServedStream& served, uInt avail_out) {
-  if (served.compressing) return avail_out;
-  const uint64_t written = served.zlib.total_out;
-  const uint64_t room = written > served.cap ? 0 : served.cap + 1 - written;
-  return static_cast<uInt>(std::min<uint64_t>(room, avail_out));
-}
-
-bool PastCap(const ServedStream& served) {
-  return !served.compressing && served.zlib.total_out > served.cap;
-}
-
-// Opens real zlib with the caller's allocator and replays what the stream
-// took so far into `made`, which the next calls hand out first.
-int HandToZlib(ServedStream* served, z_streamp stream) {
-  z_stream& zlib = served->zlib;
-  zlib = z_stream{};
-  zlib.zalloc = stream->zalloc;
-  zlib.zfree = stream->zfree;
-  zlib.opaque = stream->opaque;
-  const int opened =
-      served->compressing
-          ? RealZlib().deflate_init(&zlib, served->level, Z_DEFLATED,
-                                    served->window_bits, served->mem_level,
-                                    served->strategy, ZLIB_VERSION,
-                                    static_cast<int>(sizeof(z_stream)))
-          : RealZlib().inflate_init(&zlib, served->window_bits, ZLIB_VERSION,
-                                    static_cast<int>(sizeof(z_stream)));
-  if (opened != Z_OK) return Fail(served, stream, opened, zlib.msg);
-  served->zlib_open = true;
-  served->phase = ServedStream::Phase::kZlib;
-  served->made.clear();
-  served->given = 0;
-  zlib.next_in = reinterpret_cast<Bytef*>(served->taken.data());
-  zlib.avail_in = static_cast<uInt>(served->taken.size());
-  while (zlib.avail_in > 0) {
-    const size_t before = served->made.size();
-    served->made.resize(before + std::max<size_t>(zlib.avail_in, 4096));
-    zlib.next_out = reinterpret_cast<Bytef*>(&served->made[before]);
-    const uInt room =
-        ZlibRoom(*served, static_cast<uInt>(served->made.size() - before));
-    zlib.avail_out = room;
-    const int result = RealFlate(served, Z_NO_FLUSH);
-    served->made.resize(before + room - zlib.avail_out);
-    if (PastCap(*served)) {
-      LogRefusal(served->format, served->cap);
-      return Fail(served, stream, Z_MEM_ERROR, "past pooled_gzip's cap");
-    }
-    if (result == Z_STREAM_END && zlib.avail_in > 0) {
-      // zlib would have left these bytes in avail_in; they were consumed.
-      return Fail(served, stream, Z_DATA_ERROR, "bytes after the stream end");
-    }
-    if (result == Z_STREAM_END) break;
-    if (result != Z_OK && result != Z_BUF_ERROR) {
-      return Fail(served, stream, result, zlib.msg);
-    }
-    if (result == Z_BUF_ERROR && zlib.avail_out > 0) break;  // needs more
-  }
-  return Z_OK;
-}
-
-// A stream real zlib serves: hands out the replay's output first, then
-// lets zlib work on the caller's buffers.
-int PassOn(ServedStream* served, z_streamp stream, int flush) {
-  if (served->given < served->made.size()) {
-    if (stream->next_out == nullptr) return Z_STREAM_ERROR;
-    if (!Give(served, stream)) return Z_OK;
-    if (stream->avail_out == 0) return Z_OK;
-  }
-  z_stream& zlib = served->zlib;
-  zlib.next_in = stream->next_in;
-  zlib.avail_in = stream->avail_in;
-  zlib.next_out = stream->next_out;
-  const uInt room = ZlibRoom(*served, stream->avail_out);
-  zlib.avail_out = room;
-  const uLong in_before = zlib.total_in;
-  const int result = RealFlate(served, flush);
-  const uInt written = room - zlib.avail_out;
-  stream->total_in += zlib.total_in - in_before;
-  stream->next_in = zlib.next_in;
-  stream->avail_in = zlib.avail_in;
-  stream->next_out = zlib.next_out;
-  stream->avail_out -= written;
-  stream->total_out += written;
-  stream->adler = zlib.adler;
-  stream->data_type = zlib.data_type;
-  stream->msg = zlib.msg;
-  if (PastCap(*served)) {
-    LogRefusal(served->format, served->cap);
-    return Fail(served, stream, Z_MEM_ERROR, "past pooled_gzip's cap");
-  }
-  return result;
 }
 
 // --- Served streams -------------------------------------------------------
@@ -460,6 +250,7 @@ int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
   const std::optional<Format> format = CoreFormat(window_bits);
   if (!format || level != Z_DEFAULT_COMPRESSION || method != Z_DEFLATED ||
       mem_level != 8 || strategy != Z_DEFAULT_STRATEGY ||
+      !Serving(/*compressing=*/true) ||
       !CoresStream(stream, version, stream_size)) {
     return RealZlib().deflate_init(stream, level, method, window_bits,
                                    mem_level, strategy, version, stream_size);
@@ -489,7 +280,8 @@ int SeamDeflateEnd(z_streamp stream) {
 int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
                      int stream_size) {
   const std::optional<Format> format = CoreFormat(window_bits);
-  if (!format || !CoresStream(stream, version, stream_size)) {
+  if (!format || !Serving(/*compressing=*/false) ||
+      !CoresStream(stream, version, stream_size)) {
     return RealZlib().inflate_init(stream, window_bits, version, stream_size);
   }
   ServedStream* served = NewStream(/*compressing=*/false, *format);

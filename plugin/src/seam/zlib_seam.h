@@ -3,44 +3,35 @@
 // Every gRPC build (message_compress.cc, 1.51 through master) makes each
 // message's stream through six zlib entry points: deflateInit2_ or
 // inflateInit2_, then deflate or inflate once per input slice (Z_NO_FLUSH,
-// and Z_FINISH on the last) into 1,024-byte output slices for as long as
-// it fills them, then deflateEnd or inflateEnd. In a shared libgrpc these
-// are imports whatever flags it was linked with (-Bsymbolic-functions, LTO,
-// -z now), and only the message codec makes them; activation points
-// libgrpc's six relocation slots at the functions below
-// (seam/activation.h), and nothing else in the process changes. A program
+// Z_FINISH on the last) into 1,024-byte output slices for as long as it
+// fills them, then deflateEnd or inflateEnd. In a shared libgrpc these are
+// imports whatever it was linked with, and only the message codec makes
+// them; activation points their slots here (seam/activation.h). A program
 // linked with the static flavour reaches them for every zlib call it makes
 // (seam/link_time_routing.h).
 //
 // Each function keeps zlib's contract for any caller:
-// - A stream opened as core opens its streams (gpr's allocator, learned
-//   from gRPC's own codec while activation watches it; Z_DEFAULT_COMPRESSION,
-//   Z_DEFLATED, windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY; inflate
-//   windowBits 15 or 31) is served, as core always ends its input with
-//   Z_FINISH: its input is taken (copied, as zlib lets a caller reuse what it
-//   consumed) until Z_FINISH; then one codec call makes the whole stream, or
-//   inflates the whole message, with the configured backend, the pooled
-//   contexts, the cap and the traffic statistics of the core codec
-//   (codec/codec.h); the result is handed out over as many calls as the
-//   caller's output room needs.
-// - Any other stream is real zlib's from the start (another caller may
-//   rely on output before Z_FINISH, which a served stream does not give),
-//   and so is a served
-//   stream from its first flush that is neither Z_NO_FLUSH nor Z_FINISH:
-//   what it took so far is replayed into a real zlib stream, which serves
-//   it to the end.
-// - A stream's state begins with a word no zlib state can begin with (a
-//   pointer), so each function passes a stream that real zlib opened (one
-//   in flight while the slots were pointed) on to real zlib.
+// - A stream opened with core's parameters (Z_DEFAULT_COMPRESSION,
+//   Z_DEFLATED, windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY) and
+//   gRPC's allocator (gpr's, learned while activation watches gRPC's own
+//   codec), in a direction activation has seen served, is served: its
+//   input is taken (copied, as zlib lets a caller reuse what it consumed)
+//   until Z_FINISH; then one codec call makes the whole stream, or
+//   inflates the whole message, with the configured backend, the pools,
+//   the cap and the traffic statistics (codec/codec.h); the result is
+//   handed out over as many calls as the caller's output room needs.
+// - Any other stream is real zlib's from the start (its caller may rely on
+//   output before Z_FINISH), and so is a served stream from its first
+//   flush that is neither Z_NO_FLUSH nor Z_FINISH (seam/zlib_handoff.h).
+// - A served stream's state begins with a word no zlib state begins with,
+//   so a stream real zlib opened is passed on to real zlib.
 //
 // What a caller can tell apart, none of which changes what core does with
-// a message: a served stream writes nothing before Z_FINISH, or before it
-// is handed to zlib (after which zlib's bytes come out split over the calls
-// otherwise); its bytes are the backend's; and a stream the codec refuses
-// fails at Z_FINISH for good,
-// with Z_DATA_ERROR (corrupt, truncated, or followed by bytes that zlib
-// would leave unread in avail_in, where core fails the message as well) or
-// Z_MEM_ERROR (past the cap, or out of memory).
+// a message: a served stream writes nothing before Z_FINISH; its bytes are
+// the backend's; and a stream the codec refuses fails at Z_FINISH for good,
+// with Z_DATA_ERROR (corrupt, truncated, or followed by bytes zlib would
+// leave unread, where core fails the message as well) or Z_MEM_ERROR (past
+// the cap, or out of memory).
 
 #ifndef POOLED_GZIP_SRC_SEAM_ZLIB_SEAM_H_
 #define POOLED_GZIP_SRC_SEAM_ZLIB_SEAM_H_

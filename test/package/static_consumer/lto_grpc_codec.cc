@@ -2,10 +2,11 @@
 // core writes it (message_compress.cc: zlib_body on gpr's allocator, 1 KiB
 // output slices, the declined-compression rule), compiled to LTO objects
 // together with its caller (lto_grpc_filter.cc), as gRPC's compression
-// filter is in such an archive. GNU ld applies no --wrap to a call between
-// two LTO objects, so the caller reaches this definition, not pooled_gzip's
-// __wrap_; only the zlib calls below, into a zlib that is not LTO, can still
-// be routed.
+// filter is in such an archive, where the link-time optimizer may inline
+// one into the other. The static flavour routes none of this code: it
+// wraps zlib's six entry points, and the zlib calls below, from LTO
+// objects into a zlib that is not LTO, must still reach pooled_gzip's
+// __wrap_ functions.
 
 #include <grpc/compression.h>
 #include <grpc/slice.h>

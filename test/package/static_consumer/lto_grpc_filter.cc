@@ -1,6 +1,6 @@
 // The compression filter's side of the LTO stand-in (lto_grpc_codec.cc):
-// a call from one LTO object to gRPC's codec in another, which --wrap does
-// not reach.
+// a call from one LTO object to gRPC's codec in another, resolved by the
+// link-time optimizer; only the codec's zlib calls are routed.
 
 #include "lto_grpc_filter.h"
 

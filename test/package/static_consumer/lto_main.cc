@@ -1,7 +1,8 @@
 // A program linked with an LTO gRPC stand-in (lto_grpc_codec.cc) and the
-// static flavour: the stand-in's filter reaches gRPC's own codec, which
-// --wrap cannot route, yet its zlib calls must be served by the pools, and
-// the core codec must be active only because that was seen.
+// static flavour: the stand-in's filter reaches gRPC's own codec, all of it
+// LTO objects, and the codec's zlib calls must be served by the pools
+// through --wrap, the core codec active only because that was seen, and a
+// bomb refused at the cap.
 //
 //   static_lto_grpc   exits 0 when every check passes.
 

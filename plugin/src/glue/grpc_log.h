@@ -2,8 +2,8 @@
 // looks: through gpr_log where gRPC logs that way (1.51), through Abseil's
 // LOG where gRPC itself logs through Abseil (1.66 on; 1.83 has no gpr_log).
 
-#ifndef POOLED_GZIP_SRC_SEAM_GRPC_LOG_H_
-#define POOLED_GZIP_SRC_SEAM_GRPC_LOG_H_
+#ifndef POOLED_GZIP_SRC_GLUE_GRPC_LOG_H_
+#define POOLED_GZIP_SRC_GLUE_GRPC_LOG_H_
 
 #include <string_view>
 
@@ -30,4 +30,8 @@ void LogLine(const char* file, int line, LogSeverity severity,
       __FILE__, __LINE__, ::pooled_gzip::internal::LogSeverity::severity, \
       message)
 
-#endif  // POOLED_GZIP_SRC_SEAM_GRPC_LOG_H_
+// The same at a severity chosen at run time.
+#define POOLED_GZIP_LOG_AT(severity, message) \
+  ::pooled_gzip::internal::LogLine(__FILE__, __LINE__, severity, message)
+
+#endif  // POOLED_GZIP_SRC_GLUE_GRPC_LOG_H_

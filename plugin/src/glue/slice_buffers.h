@@ -2,8 +2,8 @@
 // for zlib to read, and a sink that lets zlib write straight into new
 // slices. Shared by the gRPC glue and the benchmarks that measure it.
 
-#ifndef POOLED_GZIP_SRC_SEAM_SLICE_BUFFERS_H_
-#define POOLED_GZIP_SRC_SEAM_SLICE_BUFFERS_H_
+#ifndef POOLED_GZIP_SRC_GLUE_SLICE_BUFFERS_H_
+#define POOLED_GZIP_SRC_GLUE_SLICE_BUFFERS_H_
 
 #include <grpc/slice.h>
 #include <grpc/slice_buffer.h>
@@ -85,4 +85,4 @@ class SliceBufferSink final : public ChunkSink {
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_SEAM_SLICE_BUFFERS_H_
+#endif  // POOLED_GZIP_SRC_GLUE_SLICE_BUFFERS_H_

@@ -1,12 +1,11 @@
-#include "seam/codec_log.h"
+#include "glue/codec_log.h"
 
 #include <chrono>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "codec/settings.h"
-#include "seam/grpc_log.h"
+#include "glue/grpc_log.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -41,11 +40,8 @@ void LogRefusal(Format format, size_t cap) {
 }
 
 void LogFailure(bool compressing, Format format, const absl::Status& status) {
-  static std::atomic<int64_t> next_compress_ns{0};
-  static std::atomic<int64_t> next_decompress_ns{0};
-  if (!OnceAMinute(compressing ? next_compress_ns : next_decompress_ns)) {
-    return;
-  }
+  static std::atomic<int64_t> next_ns[2]{};  // compressing, decompressing
+  if (!OnceAMinute(next_ns[compressing ? 0 : 1])) return;
   POOLED_GZIP_LOG(
       kError,
       absl::StrFormat(

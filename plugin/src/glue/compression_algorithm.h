@@ -1,8 +1,8 @@
 // gRPC's compression algorithms and the stream formats of the codec that
 // serve them: gzip is a gzip stream, deflate a zlib stream (RFC 1950).
 
-#ifndef POOLED_GZIP_SRC_SEAM_COMPRESSION_ALGORITHM_H_
-#define POOLED_GZIP_SRC_SEAM_COMPRESSION_ALGORITHM_H_
+#ifndef POOLED_GZIP_SRC_GLUE_COMPRESSION_ALGORITHM_H_
+#define POOLED_GZIP_SRC_GLUE_COMPRESSION_ALGORITHM_H_
 
 #include <grpc/compression.h>
 
@@ -20,4 +20,4 @@ grpc_compression_algorithm AlgorithmOf(Format format);
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_SEAM_COMPRESSION_ALGORITHM_H_
+#endif  // POOLED_GZIP_SRC_GLUE_COMPRESSION_ALGORITHM_H_

@@ -5,8 +5,8 @@
 // whose only member is that pointer, so the two are pointer-interconvertible
 // and reading the member through a cast is well defined.
 
-#ifndef POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_ACCESS_H_
-#define POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_ACCESS_H_
+#ifndef POOLED_GZIP_SRC_GLUE_BYTE_BUFFER_ACCESS_H_
+#define POOLED_GZIP_SRC_GLUE_BYTE_BUFFER_ACCESS_H_
 
 #include <grpc/byte_buffer.h>
 #include <grpcpp/support/byte_buffer.h>
@@ -35,4 +35,4 @@ inline grpc_compression_algorithm BufferCompression(
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_SEAM_BYTE_BUFFER_ACCESS_H_
+#endif  // POOLED_GZIP_SRC_GLUE_BYTE_BUFFER_ACCESS_H_

@@ -1,4 +1,4 @@
-#include "seam/compression_algorithm.h"
+#include "glue/compression_algorithm.h"
 
 namespace pooled_gzip {
 namespace internal {

@@ -1,4 +1,4 @@
-#include "seam/built_builders.h"
+#include "glue/built_builders.h"
 
 #include <grpcpp/impl/server_builder_plugin.h>
 
@@ -13,52 +13,36 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// The builders alive that have started BuildAndStart.
-class BuiltBuilders {
- public:
-  static BuiltBuilders& Get() {
-    // Never destroyed: builders of static storage outlive any other static.
-    static auto* built = [] {
-      auto* made = new BuiltBuilders;
-      HoldAcrossFork<&Mutex>();
-      return made;
-    }();
-    return *built;
-  }
-  void Add(const grpc::ServerBuilder* builder) {
-    std::lock_guard<std::mutex> lock(Mutex());
-    builders_.insert(builder);
-  }
-  void Remove(const grpc::ServerBuilder* builder) {
-    std::lock_guard<std::mutex> lock(Mutex());
-    builders_.erase(builder);
-  }
-  bool Contains(const grpc::ServerBuilder* builder) const {
-    std::lock_guard<std::mutex> lock(Mutex());
-    return builders_.count(builder) > 0;
-  }
+std::mutex& Mutex() {
+  static auto* mutex = [] {
+    auto* created = new std::mutex;
+    HoldAcrossFork<&Mutex>();
+    return created;
+  }();
+  return *mutex;
+}
 
- private:
-  static std::mutex& Mutex() {
-    static auto* mutex = new std::mutex;
-    return *mutex;
-  }
+// The builders alive that have started BuildAndStart; guarded by Mutex().
+// Never destroyed: builders of static storage outlive any other static.
+std::unordered_set<const grpc::ServerBuilder*>& Built() {
+  static auto* built = new std::unordered_set<const grpc::ServerBuilder*>;
+  return *built;
+}
 
-  std::unordered_set<const grpc::ServerBuilder*> builders_;
-};
-
-// One per builder, owned by it: knows its builder from the moment
-// BuildAndStart names it until the builder is destroyed, so no address is
-// kept past its builder's life.
+// One per builder, owned by it: knows its builder from BuildAndStart on,
+// and forgets it as the builder destroys the plugin.
 class BuildWatcher final : public grpc::ServerBuilderPlugin {
  public:
   ~BuildWatcher() override {
-    if (builder_ != nullptr) BuiltBuilders::Get().Remove(builder_);
+    if (builder_ == nullptr) return;
+    std::lock_guard<std::mutex> lock(Mutex());
+    Built().erase(builder_);
   }
   std::string name() override { return "pooled_gzip_build_watcher"; }
   void UpdateServerBuilder(grpc::ServerBuilder* builder) override {
     builder_ = builder;
-    BuiltBuilders::Get().Add(builder);
+    std::lock_guard<std::mutex> lock(Mutex());
+    Built().insert(builder);
   }
   void InitServer(grpc::ServerInitializer* /*si*/) override {}
   void Finish(grpc::ServerInitializer* /*si*/) override {}
@@ -83,7 +67,8 @@ std::unique_ptr<grpc::ServerBuilderPlugin> CreateBuildWatcher() {
 }  // namespace
 
 bool HasBuiltItsServer(const grpc::ServerBuilder& builder) {
-  return BuiltBuilders::Get().Contains(&builder);
+  std::lock_guard<std::mutex> lock(Mutex());
+  return Built().count(&builder) > 0;
 }
 
 }  // namespace internal

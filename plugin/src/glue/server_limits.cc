@@ -1,4 +1,4 @@
-#include "seam/server_limits.h"
+#include "glue/server_limits.h"
 
 #include <grpcpp/impl/server_builder_plugin.h>
 #include <grpcpp/server_builder.h>
@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "seam/call_config.h"
+#include "glue/call_config.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -21,8 +21,7 @@ class LimitNoter final : public grpc::ServerBuilderPlugin {
   void Finish(grpc::ServerInitializer* /*si*/) override {}
   void ChangeArguments(const std::string& /*name*/, void* /*value*/) override {}
   void UpdateChannelArguments(grpc::ChannelArguments* args) override {
-    internal::NoteReceiveLimitOf(
-        internal::ReadChannelConfig(args->c_channel_args()));
+    NoteReceiveLimitOf(ReadChannelConfig(args->c_channel_args()));
   }
 };
 

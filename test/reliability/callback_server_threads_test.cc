@@ -1,11 +1,10 @@
-// The compressor's per-call state under gRPC's threading: on the callback
-// server gRPC runs a call's hooks on whichever event-engine thread completes
-// each operation, so the hook that learns the call's algorithm (initial
-// metadata going out) and the hooks that only observe (the server's close
-// notification, receives) may run at the same moment on different threads.
-// Functionally each call must echo intact with its reply compressed as
-// asked; under ThreadSanitizer (scripts/sanitizers.sh tsan) the many calls
-// give any unsynchronised access to that state the chance to be reported.
+// The core codec under gRPC's threading: on the callback server gRPC runs a
+// call's operations on whichever event-engine thread completes them, so
+// replies are compressed, and requests inflated, by pooled contexts on
+// many threads at once. Functionally each call must echo intact with its
+// reply compressed as asked; under ThreadSanitizer (scripts/sanitizers.sh
+// tsan) the many calls give any unsynchronised access to the pools' state
+// the chance to be reported.
 
 #include <gtest/gtest.h>
 
@@ -20,7 +19,7 @@
 namespace pooled_gzip::reliability {
 namespace {
 
-TEST(InterceptorThreads, ManyCallsOnTheCallbackServerFromTwoClients) {
+TEST(CallbackServerThreads, ManyCallsOnTheCallbackServerFromTwoClients) {
   echo::RawServer raw = echo::StartRawServer(/*with_plugin=*/true);
   auto client = [&raw](int thread) {
     // A stock client in raw mode, to see the replies as they came.

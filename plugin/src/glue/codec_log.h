@@ -3,8 +3,8 @@
 // of a busy process, so each kind is printed at most once a minute;
 // GetTrafficStats() counts every occurrence.
 
-#ifndef POOLED_GZIP_SRC_SEAM_CODEC_LOG_H_
-#define POOLED_GZIP_SRC_SEAM_CODEC_LOG_H_
+#ifndef POOLED_GZIP_SRC_GLUE_CODEC_LOG_H_
+#define POOLED_GZIP_SRC_GLUE_CODEC_LOG_H_
 
 #include <atomic>
 #include <cstddef>
@@ -27,11 +27,10 @@ void LogRefusal(Format format, size_t cap);
 // each message fails alike, and nothing else tells.
 void LogFailure(bool compressing, Format format, const absl::Status& status);
 
-// The codec calls both routes to gRPC's messages make (seam/core_codec.h,
-// seam/zlib_seam.h), with the lines above where they apply: Compress, which
-// logs a failure but not a message declined or skipped; and Decompress of a
-// received message with the reader and cap of `settings`, which logs a
-// refusal and a failure but not corrupt data (the peer's).
+// The zlib seam's codec calls (seam/zlib_seam.h), logged as above: Compress
+// logs a failure, not a message declined or skipped; Decompress, of a
+// received message with the reader and cap of `settings`, logs a refusal and
+// a failure, not corrupt data (the peer's).
 absl::Status CompressLogged(absl::Span<const absl::string_view> input,
                             const CompressOptions& options, ChunkSink* sink);
 absl::Status DecompressLogged(absl::Span<const absl::string_view> input,
@@ -45,4 +44,4 @@ bool OnceAMinute(std::atomic<int64_t>& next_ns);
 }  // namespace internal
 }  // namespace pooled_gzip
 
-#endif  // POOLED_GZIP_SRC_SEAM_CODEC_LOG_H_
+#endif  // POOLED_GZIP_SRC_GLUE_CODEC_LOG_H_

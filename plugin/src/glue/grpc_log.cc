@@ -1,4 +1,4 @@
-#include "seam/grpc_log.h"
+#include "glue/grpc_log.h"
 
 #include <grpcpp/version_info.h>
 

@@ -1,0 +1,89 @@
+// What the process has loaded, as the dynamic loader lists it
+// (dl_iterate_phdr): which object holds an address, an object's RELRO
+// pages and relocation tables. The functions that take a dl_phdr_info only
+// read memory, so they may run inside a dl_iterate_phdr callback
+// (seam/slot_rewrite.h); the others call dl_iterate_phdr themselves, so
+// they may not.
+
+#ifndef POOLED_GZIP_SRC_SEAM_LOADED_OBJECTS_H_
+#define POOLED_GZIP_SRC_SEAM_LOADED_OBJECTS_H_
+
+#include <elf.h>
+#include <link.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pooled_gzip {
+namespace internal {
+
+// The two kinds of relocation slot through which an object calls an
+// imported function: JUMP_SLOT (its PLT) and GLOB_DAT (an address taken).
+#if defined(__x86_64__)
+inline constexpr bool kTypesKnown = true;
+inline constexpr unsigned kJumpSlot = R_X86_64_JUMP_SLOT;
+inline constexpr unsigned kGlobDat = R_X86_64_GLOB_DAT;
+#elif defined(__aarch64__)
+// The same two kinds of slot, under other numbers; nothing else differs
+// for the rewrite. A PLT entry loads its slot (ldr x17, [x16, ...]; br x17)
+// and branches to it, so the slot is data: no instruction cache to flush.
+// glibc points a lazy slot at the object's PLT header, inside the object,
+// as on x86-64. An aligned 8-byte store is single-copy atomic on AArch64
+// (a caller loads the old or the new address), and the page size, which
+// arm64 kernels choose (4, 16 or 64 KiB), is read with sysconf.
+inline constexpr bool kTypesKnown = true;
+inline constexpr unsigned kJumpSlot = R_AARCH64_JUMP_SLOT;
+inline constexpr unsigned kGlobDat = R_AARCH64_GLOB_DAT;
+#else
+inline constexpr bool kTypesKnown = false;
+inline constexpr unsigned kJumpSlot = ~0u;
+inline constexpr unsigned kGlobDat = ~0u;
+#endif
+
+// Whether this build knows the architecture's relocation types.
+bool RelocationTypesKnown();
+
+struct Range {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+  bool Contains(const void* p) const {
+    const auto a = reinterpret_cast<uintptr_t>(p);
+    return a >= begin && a < end;
+  }
+};
+
+// Whether one of the object's loaded segments holds `p`.
+bool SegmentsContain(const dl_phdr_info& info, const void* p);
+
+// From the object's lowest loaded address to its highest.
+Range LoadedRange(const dl_phdr_info& info);
+
+// The pages the dynamic linker made read-only after relocating the object
+// (it rounds the segment's end down to a page).
+Range RelroPages(const dl_phdr_info& info);
+
+// The dynamic section's tables of one object.
+struct DynamicTables {
+  const ElfW(Sym) * symbols = nullptr;
+  const char* strings = nullptr;
+  const ElfW(Rela) * tables[2] = {nullptr, nullptr};  // PLT, then data
+  size_t sizes[2] = {0, 0};
+};
+DynamicTables ReadDynamic(const dl_phdr_info& info);
+
+// Whether `a` and `b` lie in the same loaded object; reads the program
+// headers only, so it also answers in a fully static program, where dladdr
+// finds nothing.
+bool SameLoadedObject(const void* a, const void* b);
+
+// Whether `address` lies in the main program (not a shared object).
+bool InMainProgram(const void* address);
+
+// Changes whenever an object is added to the process (counted by the
+// loader as soon as it is listed, before it is relocated).
+uint64_t LoadedObjectsGeneration();
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_SEAM_LOADED_OBJECTS_H_

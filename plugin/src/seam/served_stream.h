@@ -1,0 +1,89 @@
+// One stream the zlib emulation serves (seam/zlib_seam.h), as both halves
+// of the seam see it: the emulation, which takes core's input and makes
+// the stream in one codec call, and the hand-off (seam/zlib_handoff.h),
+// which gives a stream to real zlib when its caller asks for what only
+// zlib gives.
+
+#ifndef POOLED_GZIP_SRC_SEAM_SERVED_STREAM_H_
+#define POOLED_GZIP_SRC_SEAM_SERVED_STREAM_H_
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "codec/format.h"
+
+namespace pooled_gzip {
+namespace internal {
+
+// Above any user-space address on x86-64 and AArch64 (48-bit or 52-bit),
+// so never the z_streamp that zlib's own state begins with.
+inline constexpr uint64_t kServedMagic = 0xfeed'5eed'0000'6a70;
+
+// What one served stream holds between calls. Kept per thread once
+// ended, so that the buffers of the common sizes are allocated once.
+struct ServedStream {
+  uint64_t magic = kServedMagic;  // first, where zlib keeps z_streamp
+  bool compressing = true;
+  Format format = Format::kGzip;
+  enum class Phase { kTaking, kGiving, kEnded, kFailed, kZlib };
+  Phase phase = Phase::kTaking;
+  int error = Z_OK;
+  std::string taken;  // input taken before Z_FINISH
+  std::string made;   // the stream or message made, or zlib's replay output
+  size_t given = 0;   // bytes of `made` handed out
+  // Real zlib, once the stream is handed to it; opened with the caller's
+  // allocator and these parameters.
+  z_stream zlib{};
+  bool zlib_open = false;
+  int level = Z_DEFAULT_COMPRESSION;
+  int window_bits = MAX_WBITS;
+  int mem_level = 8;
+  int strategy = Z_DEFAULT_STRATEGY;
+  size_t cap = 0;  // inflating: the cap read when the stream was opened
+};
+
+inline void Consume(z_streamp stream, size_t bytes) {
+  stream->next_in += bytes;
+  stream->avail_in -= static_cast<uInt>(bytes);
+  stream->total_in += bytes;
+}
+
+// Copies what the caller has room for of `made`; true once all is given.
+inline bool Give(ServedStream* served, z_streamp stream) {
+  const size_t bytes =
+      std::min<size_t>(served->made.size() - served->given, stream->avail_out);
+  std::memcpy(stream->next_out, served->made.data() + served->given, bytes);
+  stream->next_out += bytes;
+  stream->avail_out -= static_cast<uInt>(bytes);
+  stream->total_out += bytes;
+  served->given += bytes;
+  return served->given == served->made.size();
+}
+
+inline int Fail(ServedStream* served, z_streamp stream, int error,
+                const char* why) {
+  served->phase = ServedStream::Phase::kFailed;
+  served->error = error;
+  stream->msg = const_cast<char*>(why);
+  return error;
+}
+
+// A stream for a new caller, from this thread's ended ones if it has one
+// (core has one message in hand at a time on a thread); null when out of
+// memory.
+ServedStream* NewStream(bool compressing, Format format);
+
+// Ends a stream: closes its real zlib stream if it was handed to one, and
+// keeps it for the thread's next stream (its buffers, up to a size) or
+// frees it.
+void Release(ServedStream* stream);
+
+}  // namespace internal
+}  // namespace pooled_gzip
+
+#endif  // POOLED_GZIP_SRC_SEAM_SERVED_STREAM_H_
