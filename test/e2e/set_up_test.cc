@@ -160,6 +160,21 @@ TEST(SetUp, TheOptOutIsLoggedAsInformation) {
   EXPECT_EQ(reported, 1);
 }
 
+// Activation's own message is served whatever the options: a level, a
+// minimum size or a cap that declines or refuses it must not read as a
+// direction not served.
+TEST(SetUp, ActiveWhateverTheOptionsConfiguredFirst) {
+  Options options;
+  options.backend = Backend::kZlib;
+  options.level = 0;
+  options.min_compress_bytes = 1 << 20;
+  options.skip_incompressible = true;
+  options.max_decompressed_bytes = 16;
+  ASSERT_TRUE(Configure(options).ok());
+  EXPECT_TRUE(InstallCoreCodec());
+  EXPECT_EQ(GetOptions().min_compress_bytes, size_t{1} << 20);
+}
+
 // Off means stock gRPC: an enabled server and a pooled client, and no
 // message of either touches the codec or the pool.
 TEST(SetUp, TheOptOutRunsAsStockGrpc) {

@@ -32,6 +32,7 @@
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
 #include "seam/activation.h"
+#include "seam/zlib_seam.h"
 #include "traffic_totals.h"
 
 namespace pooled_gzip::internal {
@@ -261,9 +262,20 @@ int CompareAll(Backend backend, Backend decoder, uint32_t seed,
         const uint32_t case_seed = seed + index++;
         const Outcome stock = RunCodec(&test_support::ReferenceCompress,
                                        algorithm, message, slicing, case_seed);
+        const uint64_t made = StreamsServedOnThisThread(/*compressing=*/true);
         const Outcome pooled = RunCodec(&grpc_msg_compress, algorithm, message,
                                         slicing, case_seed);
         ++compared;
+        // Served by the pools, not handed to zlib: every stream core opens
+        // (none for NONE, nor for a message of no slices).
+        const bool opened = algorithm != GRPC_COMPRESS_NONE &&
+                            !(message.empty() && slicing == Slicing::kNone);
+        if (StreamsServedOnThisThread(/*compressing=*/true) - made !=
+            (opened ? 1u : 0u)) {
+          ++mismatches;
+          ADD_FAILURE() << "compress of " << message.size() << " B, algorithm "
+                        << algorithm << ": not served by the pools";
+        }
         const std::string breach =
             backend == Backend::kZlib || algorithm == GRPC_COMPRESS_NONE
                 ? (stock == pooled ? "" : "differs from stock")
@@ -290,9 +302,22 @@ int CompareAll(Backend backend, Backend decoder, uint32_t seed,
               const Outcome stock_in =
                   RunCodec(&test_support::ReferenceDecompress, algorithm,
                            variant, cut, case_seed);
+              const uint64_t inflated =
+                  StreamsServedOnThisThread(/*compressing=*/false);
               const Outcome pooled_in = RunCodec(
                   &grpc_msg_decompress, algorithm, variant, cut, case_seed);
               ++compared;
+              // Each message inflated was inflated by the pools (none of
+              // no slices, which core does not inflate).
+              const bool served_in =
+                  algorithm != GRPC_COMPRESS_NONE && pooled_in.result == 1 &&
+                  !(variant.empty() && cut == Slicing::kNone);
+              if (StreamsServedOnThisThread(/*compressing=*/false) - inflated !=
+                  (served_in ? 1u : 0u)) {
+                ++mismatches;
+                ADD_FAILURE() << "decompress of a " << variant.size()
+                              << " B stream: not served by the pools";
+              }
               if (!(stock_in == pooled_in)) {
                 ++mismatches;
                 ADD_FAILURE()

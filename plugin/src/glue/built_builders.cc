@@ -13,14 +13,7 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-std::mutex& Mutex() {
-  static auto* mutex = [] {
-    auto* created = new std::mutex;
-    HoldAcrossFork<&Mutex>();
-    return created;
-  }();
-  return *mutex;
-}
+std::mutex& Mutex() { return MutexHeldAcrossFork<&Mutex>(); }
 
 // The builders alive that have started BuildAndStart; guarded by Mutex().
 // Never destroyed: builders of static storage outlive any other static.

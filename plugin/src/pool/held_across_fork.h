@@ -19,6 +19,18 @@ void HoldAcrossFork() {
                  [] { Get().unlock(); });
 }
 
+// The process-lifetime mutex that `Self` returns, registered as above when
+// first used: std::mutex& M() { return MutexHeldAcrossFork<&M>(); }
+template <std::mutex& (*Self)()>
+std::mutex& MutexHeldAcrossFork() {
+  static std::mutex* const mutex = [] {
+    auto* created = new std::mutex;
+    HoldAcrossFork<Self>();
+    return created;
+  }();
+  return *mutex;
+}
+
 }  // namespace internal
 }  // namespace pooled_gzip
 

@@ -17,6 +17,7 @@
 #include "codec/traffic.h"
 #include "glue/codec_log.h"
 #include "glue/grpc_log.h"
+#include "seam/loaded_objects.h"
 #include "seam/other_grpc.h"
 #include "seam/real_zlib.h"
 #include "seam/slot_rewrite.h"
@@ -43,9 +44,10 @@ struct Conclusion {
   DirectionState decompress = DirectionState::kOff;
   std::string explanation;
   LogSeverity severity = LogSeverity::kError;
-  bool active() const {
-    return compress == DirectionState::kServed &&
-           decompress == DirectionState::kServed;
+  bool slots_pointed = false;  // a shared libgrpc's, read again later
+  bool active() const { return served(true) && served(false); }
+  bool served(bool compressing) const {
+    return (compressing ? compress : decompress) == DirectionState::kServed;
   }
 };
 
@@ -114,7 +116,7 @@ SlotReport PointEverySlot() {
   slots.Add(slots.AllToUs()
                 ? PointSlots(opening, OwnAddress(), GrpcAddress())
                 : InspectSlots(opening, OwnAddress(), GrpcAddress()));
-  g_lazy_pointed.store(slots.lazy > 0, std::memory_order_relaxed);
+  if (slots.lazy > 0) g_lazy_pointed.store(true, std::memory_order_relaxed);
   return slots;
 }
 
@@ -234,7 +236,7 @@ Conclusion ServeLinkedIn() {
 }
 
 Conclusion ServeSharedLibgrpc() {
-  if (!RelocationTypesKnown()) {
+  if (!kTypesKnown) {
     return Refused(
         "this architecture's relocation types are not known to "
         "pooled_gzip (x86-64 and aarch64 only)");
@@ -258,9 +260,12 @@ Conclusion ServeSharedLibgrpc() {
         absl::StrCat("gRPC's zlib calls cannot all be pointed at pooled_gzip (",
                      slots.detail, "); none of its streams is served"));
   }
-  return Observe(absl::StrCat("gRPC's zlib calls lead to pooled_gzip (",
-                              slots.detail, ")"),
-                 /*linked_in=*/false);
+  Conclusion seen =
+      Observe(absl::StrCat("gRPC's zlib calls lead to pooled_gzip (",
+                           slots.detail, ")"),
+              /*linked_in=*/false);
+  seen.slots_pointed = true;
+  return seen;
 }
 
 Conclusion Conclude() {
@@ -275,6 +280,23 @@ Conclusion Conclude() {
         "grpc_msg_decompress to see its message codec served through");
   }
   return GrpcLinkedIn() ? ServeLinkedIn() : ServeSharedLibgrpc();
+}
+
+// What the process does with gRPC's messages, in the log line's words.
+const char* Consequence(const Conclusion& conclusion) {
+  if (conclusion.active()) return "typed and raw calls are pooled both ways";
+  if (conclusion.severity == LogSeverity::kWarning) {
+    return "that copy serves gRPC's messages";
+  }
+  if (conclusion.served(/*compressing=*/true)) {
+    return "received messages are inflated by gRPC as without pooled_gzip, "
+           "without a cap";
+  }
+  if (conclusion.served(/*compressing=*/false)) {
+    return "sent messages are compressed by gRPC as without pooled_gzip";
+  }
+  return "messages not served are compressed and inflated by gRPC as "
+         "without pooled_gzip, received ones without a cap";
 }
 
 // Published without a lock: a caller never waits for another thread that
@@ -299,21 +321,20 @@ const Conclusion& Publish() {
   // not as its set-up asked. Active, or off on purpose, is information.
   POOLED_GZIP_LOG_AT(
       made->severity,
-      absl::StrCat(
-          "pooled_gzip: core codec ", made->active() ? "active" : "NOT active",
-          ": ", made->explanation, "; ",
-          made->active() ? "typed and raw calls are pooled both ways"
-                         : "messages not served are compressed and inflated "
-                           "by gRPC as without pooled_gzip, received ones "
-                           "without a cap"));
+      absl::StrCat("pooled_gzip: core codec ",
+                   made->active() ? "active" : "NOT active", ": ",
+                   made->explanation, "; ", Consequence(*made)));
   return *made;
 }
 
 void Refresh(const Conclusion& conclusion) {
-  if (!conclusion.active() || GrpcLinkedIn()) return;
+  if (!conclusion.slots_pointed ||
+      !(conclusion.served(true) || conclusion.served(false))) {
+    return;
+  }
   if (LoadedObjectsGeneration() ==
           g_pointed_generation.load(std::memory_order_relaxed) &&
-      !g_lazy_pointed.load(std::memory_order_relaxed)) {
+      !g_lazy_pointed.exchange(false, std::memory_order_relaxed)) {
     return;
   }
   const SlotReport slots = PointEverySlot();

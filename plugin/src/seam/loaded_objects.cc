@@ -131,8 +131,6 @@ bool InMainProgram(const void* address) {
   return query.contains;
 }
 
-bool RelocationTypesKnown() { return kTypesKnown; }
-
 uint64_t LoadedObjectsGeneration() {
   uint64_t generation = 0;
   dl_iterate_phdr(ReadGeneration, &generation);

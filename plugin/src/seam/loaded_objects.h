@@ -1,9 +1,6 @@
-// What the process has loaded, as the dynamic loader lists it
-// (dl_iterate_phdr): which object holds an address, an object's RELRO
-// pages and relocation tables. The functions that take a dl_phdr_info only
-// read memory, so they may run inside a dl_iterate_phdr callback
-// (seam/slot_rewrite.h); the others call dl_iterate_phdr themselves, so
-// they may not.
+// What the process has loaded, as dl_iterate_phdr lists it. The functions
+// that take a dl_phdr_info only read memory, so they may run inside a
+// dl_iterate_phdr callback (seam/slot_rewrite.h); the others may not.
 
 #ifndef POOLED_GZIP_SRC_SEAM_LOADED_OBJECTS_H_
 #define POOLED_GZIP_SRC_SEAM_LOADED_OBJECTS_H_
@@ -24,13 +21,10 @@ inline constexpr bool kTypesKnown = true;
 inline constexpr unsigned kJumpSlot = R_X86_64_JUMP_SLOT;
 inline constexpr unsigned kGlobDat = R_X86_64_GLOB_DAT;
 #elif defined(__aarch64__)
-// The same two kinds of slot, under other numbers; nothing else differs
-// for the rewrite. A PLT entry loads its slot (ldr x17, [x16, ...]; br x17)
-// and branches to it, so the slot is data: no instruction cache to flush.
-// glibc points a lazy slot at the object's PLT header, inside the object,
-// as on x86-64. An aligned 8-byte store is single-copy atomic on AArch64
-// (a caller loads the old or the new address), and the page size, which
-// arm64 kernels choose (4, 16 or 64 KiB), is read with sysconf.
+// The same two kinds of slot under other numbers. A PLT entry loads its
+// slot and branches (no instruction cache to flush), a lazy slot points
+// into the object as on x86-64, an aligned 8-byte store is single-copy
+// atomic, and the page size (4, 16 or 64 KiB) is read with sysconf.
 inline constexpr bool kTypesKnown = true;
 inline constexpr unsigned kJumpSlot = R_AARCH64_JUMP_SLOT;
 inline constexpr unsigned kGlobDat = R_AARCH64_GLOB_DAT;
@@ -39,9 +33,6 @@ inline constexpr bool kTypesKnown = false;
 inline constexpr unsigned kJumpSlot = ~0u;
 inline constexpr unsigned kGlobDat = ~0u;
 #endif
-
-// Whether this build knows the architecture's relocation types.
-bool RelocationTypesKnown();
 
 struct Range {
   uintptr_t begin = 0;

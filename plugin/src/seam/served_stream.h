@@ -1,8 +1,5 @@
-// One stream the zlib emulation serves (seam/zlib_seam.h), as both halves
-// of the seam see it: the emulation, which takes core's input and makes
-// the stream in one codec call, and the hand-off (seam/zlib_handoff.h),
-// which gives a stream to real zlib when its caller asks for what only
-// zlib gives.
+// One stream the zlib emulation serves (seam/zlib_seam.h), as it and the
+// hand-off to real zlib (seam/zlib_handoff.h) see it.
 
 #ifndef POOLED_GZIP_SRC_SEAM_SERVED_STREAM_H_
 #define POOLED_GZIP_SRC_SEAM_SERVED_STREAM_H_

@@ -243,14 +243,7 @@ SlotReport Report(const Scan& scan) {
 // RELRO page would each make it read-only again under the other's store.
 // Held only around the storing scan, never while pinning (which may wait
 // for a dlopen whose constructors set up a channel and so scan too).
-std::mutex& StoreMutex() {
-  static auto* mutex = [] {
-    auto* created = new std::mutex;
-    HoldAcrossFork<&StoreMutex>();
-    return created;
-  }();
-  return *mutex;
-}
+std::mutex& StoreMutex() { return MutexHeldAcrossFork<&StoreMutex>(); }
 
 }  // namespace
 

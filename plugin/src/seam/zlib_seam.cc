@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,7 +27,6 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// Streams made to the end on this thread, per direction.
 thread_local uint64_t served_compress = 0;
 thread_local uint64_t served_decompress = 0;
 
@@ -57,14 +57,7 @@ struct Allocator {
   std::atomic<free_func> zfree{nullptr};
 };
 Allocator grpc_allocators[kAllocators];
-std::mutex& LearningMutex() {
-  static auto* mutex = [] {
-    auto* created = new std::mutex;
-    HoldAcrossFork<&LearningMutex>();
-    return created;
-  }();
-  return *mutex;
-}
+std::mutex& LearningMutex() { return MutexHeldAcrossFork<&LearningMutex>(); }
 thread_local bool recognizing = false;
 
 // Whether a stream of gRPC's in this direction is served: once activation
@@ -149,8 +142,11 @@ absl::string_view WholeInput(ServedStream* served, z_streamp stream) {
 // to the caller as stored blocks, a valid stream that core then declines.
 int Make(ServedStream* served, z_streamp stream) {
   const absl::string_view input = WholeInput(served, stream);
-  CompressOptions options =
-      ConfiguredOptions(served->format, Skipping::kAsConfigured);
+  // Activation's message is served whatever the options say: declined or
+  // refused, it would read as a direction not served.
+  CompressOptions options = ConfiguredOptions(
+      served->format, recognizing ? Skipping::kNever : Skipping::kAsConfigured);
+  if (recognizing) options.level = kDefaultLevel;
   options.max_output_bytes = input.empty() ? 0 : input.size() - 1;
   StringSink sink(&served->made);
   absl::Status status =
@@ -169,7 +165,8 @@ int Make(ServedStream* served, z_streamp stream) {
 // Z_FINISH: the whole message inflated in one codec call, within the cap.
 int Inflate(ServedStream* served, z_streamp stream) {
   const absl::string_view input = WholeInput(served, stream);
-  const DecompressSettings settings = CurrentDecompressSettings();
+  DecompressSettings settings = CurrentDecompressSettings();
+  if (recognizing) settings.cap = std::numeric_limits<size_t>::max();
   StringSink sink(&served->made, settings.cap);
   const absl::Status status = DecompressLogged(absl::MakeConstSpan(&input, 1),
                                                served->format, settings, &sink);
@@ -223,7 +220,6 @@ int Flate(ServedStream* served, z_streamp stream, int flush) {
       return served->compressing || flush != Z_FINISH ? Z_OK : Z_BUF_ERROR;
     }
     served->phase = Phase::kEnded;
-    ++(served->compressing ? served_compress : served_decompress);
   }
   return Z_STREAM_END;
 }
@@ -237,6 +233,10 @@ int End(z_streamp stream, bool compressing) {
   const bool unfinished = served->phase == ServedStream::Phase::kTaking
                               ? !served->taken.empty()
                               : served->phase == ServedStream::Phase::kGiving;
+  // Counted once freed here: a stream that reached real zlib's End leaks.
+  if (served->phase == ServedStream::Phase::kEnded) {
+    ++(compressing ? served_compress : served_decompress);
+  }
   stream->state = nullptr;
   Release(served);
   return compressing && unfinished ? Z_DATA_ERROR : Z_OK;

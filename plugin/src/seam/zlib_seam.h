@@ -88,9 +88,8 @@ class RecognizingGrpcStreams {
   bool outer_;
 };
 
-// Streams the codec made to the end on the calling thread since it
-// started, per direction: what activation watches to see gRPC's own code
-// served.
+// Streams made to the end and freed by the seam on the calling thread,
+// per direction: what activation watches to see gRPC's own code served.
 uint64_t StreamsServedOnThisThread(bool compressing);
 
 }  // namespace internal
