@@ -56,6 +56,7 @@
 #include "codec/settings.h"
 #include "codec_paths.h"
 #include "direct_allocator.h"
+#include "message_codec.h"
 #include "payloads.h"
 
 namespace pooled_gzip::bench {
@@ -283,7 +284,7 @@ int64_t RunOnce(Op op, const Impl& impl, const CompressOptions& options,
   grpc_slice_buffer_init(&out);
   const bool ok = RunOp(op, impl, options, input, &out);
   const int64_t produced = ok ? static_cast<int64_t>(out.length) : -1;
-  if (ok && result != nullptr) *result = Flatten(out);
+  if (ok && result != nullptr) *result = test_support::Flatten(out);
   grpc_slice_buffer_destroy(&out);
   return produced;
 }

@@ -144,17 +144,6 @@ bool PooledDecompress(const grpc_slice_buffer& input, internal::Format format,
       .ok();
 }
 
-std::string Flatten(const grpc_slice_buffer& buffer) {
-  std::string out;
-  out.reserve(buffer.length);
-  for (size_t i = 0; i < buffer.count; i++) {
-    out.append(
-        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(buffer.slices[i])),
-        GRPC_SLICE_LENGTH(buffer.slices[i]));
-  }
-  return out;
-}
-
 std::vector<size_t> CoreSliceLengths(Direction direction, size_t length) {
   std::vector<size_t> lengths;
   constexpr size_t kSentBlock = size_t{1} << 20;

@@ -44,9 +44,6 @@ bool PooledDecompress(const grpc_slice_buffer& input,
                       pooled_gzip::internal::Strictness strictness =
                           pooled_gzip::internal::Strictness::kDecoder);
 
-// Flattens a slice buffer, for checking round trips.
-std::string Flatten(const grpc_slice_buffer& buffer);
-
 enum class Direction { kSent, kReceived };
 
 // How gRPC 1.51 core slices the message it hands the codec, as measured

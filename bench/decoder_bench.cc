@@ -44,6 +44,7 @@
 #include "codec/settings.h"
 #include "codec_paths.h"
 #include "glue/slice_buffers.h"
+#include "message_codec.h"
 #include "payloads.h"
 
 namespace pooled_gzip::bench {
@@ -220,7 +221,7 @@ void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder,
   if (!ok) state.SkipWithError("the decoder failed");
   ok = ok &&
        PooledDecompress(input, cell.format, backend, &output, strictness) &&
-       Flatten(output) == message.plain;
+       test_support::Flatten(output) == message.plain;
   if (!ok) state.SkipWithError("wrong output");
   grpc_slice_buffer_destroy(&output);
   grpc_slice_buffer_destroy(&input);

@@ -9,18 +9,14 @@
 #include "codec/format.h"
 #include "core_zlib_calls.h"
 #include "glue/compression_algorithm.h"
+#include "glue/slice_buffers.h"
 
 namespace pooled_gzip::test_support {
 namespace {
 
 std::vector<std::string> SlicesOf(const grpc_slice_buffer& buffer) {
-  std::vector<std::string> slices;
-  for (size_t i = 0; i < buffer.count; ++i) {
-    slices.emplace_back(
-        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(buffer.slices[i])),
-        GRPC_SLICE_LENGTH(buffer.slices[i]));
-  }
-  return slices;
+  const internal::SliceViews views = internal::ViewsOf(buffer);
+  return {views.begin(), views.end()};
 }
 
 void AppendRefs(grpc_slice_buffer* input, grpc_slice_buffer* output) {
@@ -35,6 +31,15 @@ void AppendCopy(const std::string& bytes, grpc_slice_buffer* output) {
 }
 
 }  // namespace
+
+std::string Flatten(const grpc_slice_buffer& buffer) {
+  std::string flat;
+  flat.reserve(buffer.length);
+  for (absl::string_view slice : internal::ViewsOf(buffer)) {
+    flat.append(slice.data(), slice.size());
+  }
+  return flat;
+}
 
 int ReferenceCompress(grpc_compression_algorithm algorithm,
                       grpc_slice_buffer* input, grpc_slice_buffer* output) {

@@ -12,6 +12,8 @@
 #include <grpc/compression.h>
 #include <grpc/slice_buffer.h>
 
+#include <string>
+
 int grpc_msg_compress(grpc_compression_algorithm algorithm,
                       grpc_slice_buffer* input, grpc_slice_buffer* output);
 int grpc_msg_decompress(grpc_compression_algorithm algorithm,
@@ -21,6 +23,9 @@ namespace pooled_gzip::test_support {
 
 using MessageCodecFn = int (*)(grpc_compression_algorithm, grpc_slice_buffer*,
                                grpc_slice_buffer*);
+
+// The bytes of `buffer` in one string, for comparing what the codec made.
+std::string Flatten(const grpc_slice_buffer& buffer);
 
 // Core's contract (message_compress.cc) on fresh real zlib streams at
 // zlib's default level, no cap, neither pooled nor counted.

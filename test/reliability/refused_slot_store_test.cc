@@ -108,16 +108,6 @@ std::vector<std::string> SlotsLeadingHere() {
   return here;
 }
 
-std::string Flat(const grpc_slice_buffer& buffer) {
-  std::string flat;
-  for (size_t i = 0; i < buffer.count; ++i) {
-    flat.append(
-        reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(buffer.slices[i])),
-        GRPC_SLICE_LENGTH(buffer.slices[i]));
-  }
-  return flat;
-}
-
 TEST(RefusedSlotStore, OpeningSlotsStayZlibsAndTheProcessRunsAsStock) {
   Pages relro;
   dl_iterate_phdr(FindGrpcRelro, &relro);
@@ -151,7 +141,7 @@ TEST(RefusedSlotStore, OpeningSlotsStayZlibsAndTheProcessRunsAsStock) {
         &plain, grpc_slice_from_copied_buffer(message.data(), message.size()));
     EXPECT_EQ(grpc_msg_compress(algorithm, &plain, &stream), 1);
     EXPECT_EQ(grpc_msg_decompress(algorithm, &stream, &inflated), 1);
-    EXPECT_EQ(Flat(inflated), message);
+    EXPECT_EQ(test_support::Flatten(inflated), message);
     for (grpc_slice_buffer* buffer : {&plain, &stream, &inflated}) {
       grpc_slice_buffer_destroy(buffer);
     }

@@ -97,15 +97,7 @@ class SliceBuffer {
     if (slicing == Slicing::kEmptySlicesMixedIn) Add("");
   }
 
-  std::string Flat() const {
-    std::string flat;
-    for (size_t i = 0; i < buffer_.count; ++i) {
-      flat.append(reinterpret_cast<const char*>(
-                      GRPC_SLICE_START_PTR(buffer_.slices[i])),
-                  GRPC_SLICE_LENGTH(buffer_.slices[i]));
-    }
-    return flat;
-  }
+  std::string Flat() const { return test_support::Flatten(buffer_); }
 
  private:
   grpc_slice_buffer buffer_;

@@ -285,6 +285,7 @@ Conclusion Conclude() {
 // What the process does with gRPC's messages, in the log line's words.
 const char* Consequence(const Conclusion& conclusion) {
   if (conclusion.active()) return "typed and raw calls are pooled both ways";
+  // Only a copy serving elsewhere is a warning (ServedElsewhere).
   if (conclusion.severity == LogSeverity::kWarning) {
     return "that copy serves gRPC's messages";
   }
