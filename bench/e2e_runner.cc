@@ -148,6 +148,8 @@ void ForEachCounter(Counters& c, Visit visit) {
   visit("compress_ns", c.compress_ns);
   visit("decompressed", c.decompressed);
   visit("decompress_ns", c.decompress_ns);
+  visit("inflated", c.inflated);
+  visit("inflated_wire_bytes", c.inflated_wire_bytes);
   visit("rss_bytes", c.rss_bytes);
 }
 
@@ -211,6 +213,10 @@ Counters ReadCounters() {
     (row.compressing ? counters.compressed : counters.decompressed) += messages;
     (row.compressing ? counters.compress_ns : counters.decompress_ns) +=
         row.codec_nanoseconds;
+    if (!row.compressing) {
+      counters.inflated += row.messages;
+      counters.inflated_wire_bytes += row.bytes_in;
+    }
   }
   counters.rss_bytes = CurrentRssBytes();
   return counters;
@@ -227,6 +233,9 @@ Counters operator-(const Counters& after, const Counters& before) {
   d.compress_ns = after.compress_ns - before.compress_ns;
   d.decompressed = after.decompressed - before.decompressed;
   d.decompress_ns = after.decompress_ns - before.decompress_ns;
+  d.inflated = after.inflated - before.inflated;
+  d.inflated_wire_bytes =
+      after.inflated_wire_bytes - before.inflated_wire_bytes;
   d.rss_bytes = after.rss_bytes;
   return d;
 }
@@ -241,6 +250,8 @@ void Accumulate(const Counters& run, Counters* total) {
   total->compress_ns += run.compress_ns;
   total->decompressed += run.decompressed;
   total->decompress_ns += run.decompress_ns;
+  total->inflated += run.inflated;
+  total->inflated_wire_bytes += run.inflated_wire_bytes;
   total->rss_bytes = std::max(total->rss_bytes, run.rss_bytes);
 }
 

@@ -48,6 +48,10 @@ struct Counters {
   uint64_t compress_ns = 0;
   uint64_t decompressed = 0;
   uint64_t decompress_ns = 0;
+  // Of the decompressed: those inflated, and the gzip bytes they arrived as
+  // (what a received message weighs on the wire, its frame prefix aside).
+  uint64_t inflated = 0;
+  uint64_t inflated_wire_bytes = 0;
   uint64_t rss_bytes = 0;  // resident now (not a difference)
 };
 Counters ReadCounters();

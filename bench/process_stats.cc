@@ -1,11 +1,14 @@
 #include "process_stats.h"
 
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace pooled_gzip::bench {
 namespace {
@@ -45,6 +48,26 @@ uint64_t PeakRssBytes() {
   rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // ru_maxrss is KiB
+}
+
+bool ReadOtherProcessFigures(pid_t pid, OtherProcessFigures* figures) {
+  clockid_t clock;
+  timespec cpu;
+  if (clock_getcpuclockid(pid, &clock) != 0 ||
+      clock_gettime(clock, &cpu) != 0) {
+    return false;
+  }
+  figures->cpu_seconds =
+      static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) * 1e-9;
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    unsigned long long kib = 0;
+    if (std::sscanf(line.c_str(), "VmHWM: %llu kB", &kib) == 1) {
+      figures->peak_rss_bytes = kib * 1024;
+      return true;
+    }
+  }
+  return false;  // a zombie has no VmHWM: it has exited
 }
 
 RssSampler::RssSampler() : thread_([this] { Loop(); }) {}

@@ -4,6 +4,8 @@
 #ifndef POOLED_GZIP_BENCH_PROCESS_STATS_H_
 #define POOLED_GZIP_BENCH_PROCESS_STATS_H_
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -24,6 +26,16 @@ ProcessUsage ReadProcessUsage();
 uint64_t CurrentRssBytes();
 // The kernel's high-water mark (ru_maxrss) since the process started.
 uint64_t PeakRssBytes();
+
+// Another process's figures, read from outside it the same way whatever
+// it runs (gRPC C++, Go or Node.js): its CPU clock (clock_getcpuclockid:
+// every thread, exited ones included, in nanoseconds) and the kernel's
+// high-water mark of its resident set (VmHWM). False if it is gone.
+struct OtherProcessFigures {
+  double cpu_seconds = 0;
+  uint64_t peak_rss_bytes = 0;
+};
+bool ReadOtherProcessFigures(pid_t pid, OtherProcessFigures* figures);
 
 // Samples the resident set every few milliseconds on its own thread and
 // keeps the largest value seen under each label, so that the peak of one

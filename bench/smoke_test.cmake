@@ -2,10 +2,10 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|codec_cost|decoder|e2e|e2e_shaped|e2e_fallback|report|links \
+#   cmake -DSTEP=codec|codec_cost|decoder|e2e|e2e_shaped|e2e_fallback|report|links|peers_report \
 #     -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
-# STEP=report and STEP=links also take -DPYTHON=... -DREPORT=... and, if
-# found, -DGNUPLOT=...
+# STEP=report, STEP=links and STEP=peers_report also take -DPYTHON=...
+# -DREPORT=... and, if found, -DGNUPLOT=... (peers_report needs no BINARY)
 #   cmake -DSTEP=busy -DSCRIPT=.../run_benchmarks.sh -DOUT_DIR=... -P ...
 # plays a busy machine to scripts/run_benchmarks.sh, which must refuse it.
 #
@@ -42,6 +42,26 @@ function(json_query var mode json)
 endfunction()
 
 file(MAKE_DIRECTORY "${OUT_DIR}")
+
+# Fails unless the report `md` holds every string after `png` and, where
+# gnuplot is at hand, `png` was drawn.
+function(check_report md png)
+  file(READ "${md}" text)
+  get_filename_component(name "${md}" NAME)
+  foreach(expected ${ARGN})
+    string(FIND "${text}" "${expected}" at)
+    if(at LESS 0)
+      fail("${name} lacks \"${expected}\"")
+    endif()
+  endforeach()
+  if(GNUPLOT)
+    file(SIZE "${png}" png_size)
+    if(png_size LESS 1000)
+      get_filename_component(name "${png}" NAME)
+      fail("${name} is missing or empty")
+    endif()
+  endif()
+endfunction()
 
 # What scripts/machine_load.sh writes for a quiet step, for the reports.
 function(write_conditions path)
@@ -210,6 +230,105 @@ elseif(STEP STREQUAL "e2e")
     fail("setups: ${setups_seen}")
   endif()
 
+elseif(STEP STREQUAL "peers")
+  set(json_file "${OUT_DIR}/peers.json")
+  file(REMOVE "${json_file}")
+  # Every server, each in its own process, one call at a time and under a
+  # small load; one payload.
+  run("${BINARY}" --sizes=1024 --kinds=records --reps=1 --budget_ms=40
+    --warmup_ms=10 --load_threads=4 --load_budget_ms=60 --load_warmup_ms=20
+    "--out=${json_file}")
+  file(READ "${json_file}" json)
+  json_query(count LENGTH "${json}")
+  if(NOT count EQUAL 16)
+    fail("expected 8 setups x 2 modes, got ${count} rows")
+  endif()
+  math(EXPR last "${count} - 1")
+  set(seen "")
+  foreach(i RANGE ${last})
+    json_query(row GET "${json}" ${i})
+    json_query(setup GET "${row}" setup)
+    json_query(mode GET "${row}" mode)
+    list(APPEND seen "${mode}/${setup}")
+    json_query(requests GET "${row}" requests)
+    if(requests LESS 2)
+      fail("${mode} ${setup}: ${requests} requests")
+    endif()
+    foreach(key server_cpu_us_per_request requests_per_s p50_us p99_us
+        server_peak_rss_kib wire_bytes_per_message)
+      json_query(value GET "${row}" ${key})
+      if(NOT value GREATER 0)
+        fail("${mode} ${setup}: ${key} is ${value}")
+      endif()
+    endforeach()
+    json_query(wire_${mode}_${setup} GET "${row}" wire_bytes_per_message)
+  endforeach()
+  list(LENGTH seen distinct)
+  list(REMOVE_DUPLICATES seen)
+  list(LENGTH seen unique)
+  if(NOT distinct EQUAL unique)
+    fail("a setup ran twice in a mode: ${seen}")
+  endif()
+  # Replies: plain from every -none server and from grpc-js (its server
+  # never compresses); gzip from the others, smaller.
+  foreach(mode single load)
+    set(plain "${wire_${mode}_cpp-none}")
+    foreach(setup go-none js-none js-gzip)
+      if(NOT wire_${mode}_${setup} EQUAL plain)
+        fail("${mode} ${setup}: ${wire_${mode}_${setup}} wire bytes, "
+          "not the plain ${plain}")
+      endif()
+    endforeach()
+    foreach(setup cpp-stock cpp-default cpp-isal1 go-gzip)
+      if(NOT wire_${mode}_${setup} LESS plain)
+        fail("${mode} ${setup}: ${wire_${mode}_${setup}} wire bytes, "
+          "not compressed below ${plain}")
+      endif()
+    endforeach()
+  endforeach()
+
+elseif(STEP STREQUAL "peers_unserved")
+  # A grpc-go server that claims a port where nothing listens, and one that
+  # dies once it has said where it listens: each fails the run, naming the
+  # server, and leaves no figures.
+  set(json_file "${OUT_DIR}/peers_unserved.json")
+  file(WRITE "${OUT_DIR}/not_listening.sh" [=[#!/bin/sh
+echo "listening on 127.0.0.1:1"
+exec tail -f /dev/null
+]=])
+  file(WRITE "${OUT_DIR}/dying.sh" "#!/bin/bash
+coproc SERVER { exec '${GO_ECHO_SERVER}' \"\$@\"; }
+pid=\$SERVER_PID
+IFS= read -r line <&\"\${SERVER[0]}\"
+echo \"\$line\"
+kill -9 \$pid
+exit 9
+")
+  foreach(case not_listening dying)
+    file(CHMOD "${OUT_DIR}/${case}.sh" PERMISSIONS OWNER_READ OWNER_WRITE
+      OWNER_EXECUTE)
+    file(REMOVE "${json_file}")
+    execute_process(COMMAND "${BINARY}" --setups=cpp-none,go-none
+      --sizes=1024 --kinds=records --modes=single --reps=1 --budget_ms=20
+      --warmup_ms=5 "--go_echo_server=${OUT_DIR}/${case}.sh"
+      "--out=${json_file}"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(rc EQUAL 0)
+      fail("${case}: the run passed\n${out}")
+    endif()
+    if(case STREQUAL "not_listening")
+      set(expected "could not use the go-none server on port 1")
+    else()
+      set(expected "go-none server exited [^\n]*exit code 9")
+    endif()
+    if(NOT err MATCHES "${expected}" OR NOT err MATCHES "no figures were written")
+      fail("${case}: expected \"${expected}\" in\n${err}")
+    endif()
+    if(EXISTS "${json_file}")
+      fail("${case}: figures were written")
+    endif()
+  endforeach()
+
 elseif(STEP STREQUAL "e2e_shaped" OR STEP STREQUAL "e2e_fallback")
   # A 100 Mbit/s link: shaped where this machine lets the benchmark make a
   # network namespace and run tc (root, tc, unshare allowed), else the
@@ -284,23 +403,12 @@ elseif(STEP STREQUAL "report")
   run("${PYTHON}" "${REPORT}" --codec "${OUT_DIR}/codec_bench.json"
     --e2e "${OUT_DIR}/e2e_bench.json" --md "${md}" --png "${png}"
     --conditions "${OUT_DIR}/conditions_report.json")
-  file(READ "${md}" text)
-  foreach(expected "## At a glance" "## Choosing the default"
+  check_report("${md}" "${png}"
+      "## At a glance" "## Choosing the default"
       "Load average (1, 5, 15 min) 0.10 0.20 0.30 at the start"
       "## End to end: latency" "| proto | 1 KiB |"
       "## Server throughput under concurrent load" "## Codec micro-benchmarks"
       "### compress, 1 KiB" "| isal-1 |" "nproc")
-    string(FIND "${text}" "${expected}" at)
-    if(at LESS 0)
-      fail("benchmarks.md lacks \"${expected}\"")
-    endif()
-  endforeach()
-  if(GNUPLOT)
-    file(SIZE "${png}" png_size)
-    if(png_size LESS 1000)
-      fail("benchmarks.png is missing or empty")
-    endif()
-  endif()
 
 elseif(STEP STREQUAL "links")
   # When compression pays, from the two link runs above: one per link.
@@ -311,22 +419,49 @@ elseif(STEP STREQUAL "links")
   run("${PYTHON}" "${REPORT}" --e2e "${OUT_DIR}/e2e_fallback.json"
     "${OUT_DIR}/e2e_shaped.json" --md "${md}" --png "${png}"
     --conditions "${OUT_DIR}/conditions_links.json")
-  file(READ "${md}" text)
-  foreach(expected "# When compression pays" "## What to turn on"
+  check_report("${md}" "${png}"
+      "# When compression pays" "## What to turn on"
       "## Throughput, several streams at once" "| 2 x records 1 KiB |"
       "## Winner of each cell" "| records | 1 KiB |" "100mbit (not shaped)"
       "skip_incompressible")
-    string(FIND "${text}" "${expected}" at)
-    if(at LESS 0)
-      fail("links.md lacks \"${expected}\"")
-    endif()
+
+elseif(STEP STREQUAL "peers_report")
+  # results/peers.md from made-up peers_bench rows: every server in both
+  # modes at 1 KiB, each 20 us of CPU per request above the one before, so
+  # that grpc-go's and grpc-js's gzip add 20 us, stock 20, the default 40
+  # and ISA-L-1 60. Its own file names: STEP=peers writes peers.json here.
+  set(input "${OUT_DIR}/peers_report_input.json")
+  set(md "${OUT_DIR}/peers_report.md")
+  set(png "${OUT_DIR}/peers_report.png")
+  file(REMOVE "${md}" "${png}")
+  set(json "[")
+  set(separator "")
+  foreach(mode single load)
+    set(cpu 100)
+    foreach(setup cpp-none cpp-stock cpp-default cpp-isal1 go-none go-gzip
+        js-none js-gzip)
+      math(EXPR cpu "${cpu} + 20")
+      string(APPEND json "${separator}
+  {\"size\": 1024, \"kind\": \"records\", \"setup\": \"${setup}\", "
+        "\"client\": \"cpp-default\", \"mode\": \"${mode}\", "
+        "\"server_cpu_us_per_request\": ${cpu}.5, \"requests_per_s\": 5000.0, "
+        "\"p50_us\": 200.0, \"p99_us\": 400.0, \"server_peak_rss_kib\": 20480, "
+        "\"wire_bytes_per_message\": 850.0, \"requests\": 1000, \"reps\": 1}")
+      set(separator ",")
+    endforeach()
   endforeach()
-  if(GNUPLOT)
-    file(SIZE "${png}" png_size)
-    if(png_size LESS 1000)
-      fail("links.png is missing or empty")
-    endif()
-  endif()
+  file(WRITE "${input}" "${json}\n]\n")
+  write_conditions("${OUT_DIR}/conditions_peers_report.json")
+  run("${PYTHON}" "${REPORT}" --json "${input}"
+    --conditions "${OUT_DIR}/conditions_peers_report.json" --md "${md}"
+    --png "${png}")
+  check_report("${md}" "${png}"
+      "## What compression adds to the server under load"
+      "| go / default |" "| 1 KiB | records |" "## Reading it"
+      "## One call at a time" "## Under load, 32 concurrent calls"
+      "| 1 KiB | records | js-gzip |"
+      "| 1 KiB | records | 20.0 | 20.0 | 20.0 | 40.0 | 60.0 | 0.50x | 0.33x | 2.00x | 3.00x |"
+      "Load average (1, 5, 15 min) 0.10 0.20 0.30 at the start")
 
 elseif(STEP STREQUAL "busy")
   # A load average of 1.50 on 2 cores, that does not settle: the script

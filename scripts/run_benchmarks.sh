@@ -28,10 +28,16 @@
 #   7. large messages: the codec's default setups at 1, 2, 4 and 16 MiB in
 #      core's slices, and the echo at those sizes for stock, the default
 #      and ISA-L-1: CPU per byte against 1 MiB, page faults per message;
+#   8. the other implementations: one client against gRPC C++ (none, stock
+#      gzip, pooled default, pooled ISA-L-1), grpc-go and grpc-js echo
+#      servers (none and gzip), records and words at 1 KiB to 1 MiB, one
+#      call at a time and 32 at once (bench/peers_bench; needs the interop
+#      peers, scripts/install_interop_peers.sh);
 # and writes results/benchmarks.md and results/benchmarks.png (1-4),
 # results/decoding.md (5), results/links.md and results/links.png (6),
-# results/large_messages.md (7), raw JSON in results/raw/. About 8 minutes
-# on a 2-core machine for 1-4, 6 for 5, 13 for 6 and 6 for 7, plus the
+# results/large_messages.md (7), results/peers.md and results/peers.png
+# (8), raw JSON in results/raw/. About 8 minutes on a 2-core machine for
+# 1-4, 6 for 5, 13 for 6, 6 for 7 and 13 for 8, plus the
 # build if there is none, plus the wait for the load to settle at each
 # end of each report's step (about a minute after a busy step).
 #
@@ -46,13 +52,13 @@
 # already published stay.
 #
 #   scripts/run_benchmarks.sh [--quick] [--noisy] [--decoding] [--links]
-#                             [--large]
+#                             [--large] [--peers]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
 # pipeline in a few minutes (figures are then too noisy to quote).
 # --noisy: publish even when the machine was busy; such a report says so
 # at the top. --decoding: step 5 only. --links: step 6 only. --large: step
-# 7 only.
+# 7 only. --peers: step 8 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc);
 # E2E_BENCH, an e2e_bench already built, skips the build for --links.
@@ -89,6 +95,8 @@ decoding_only=false
 large_only=false
 large_reps=3
 large_min_time=0.5
+peers_only=false
+peers_args=()
 decoder_reps=9
 decoder_min_time=0.1
 for arg in "$@"; do
@@ -98,8 +106,10 @@ for arg in "$@"; do
     --links) links_only=true ;;
     --decoding) decoding_only=true ;;
     --large) large_only=true ;;
+    --peers) peers_only=true ;;
     *)
-      echo "usage: $0 [--quick] [--noisy] [--decoding] [--links] [--large]" >&2
+      echo "usage: $0 [--quick] [--noisy] [--decoding] [--links] [--large]" \
+        "[--peers]" >&2
       exit 2
       ;;
   esac
@@ -121,6 +131,8 @@ if [[ ${#quick[@]} -gt 0 ]]; then
   decoder_min_time=0.005
   large_reps=1
   large_min_time=0.01
+  peers_args=(--reps=1 --budget_ms=200 --load_budget_ms=400
+    --load_warmup_ms=200)
 fi
 
 start=$(date +%s)
@@ -170,6 +182,10 @@ build_benchmarks() {
       value="$(sed -n "s/^$option:[A-Z]*=//p" "$build/CMakeCache.txt")"
       if [[ -n "$value" ]]; then keep+=("-D$option=$value"); fi
     done
+  fi
+  # peers_bench runs the interop suite's peers, which the tests build.
+  if [[ " $* " == *" peers_bench "* ]]; then
+    keep+=(-DPOOLED_GZIP_BUILD_TESTS=ON -DPOOLED_GZIP_BUILD_EXAMPLES=ON)
   fi
   configure_preset "$build" -S "$repo" --preset bench -B "$build" "${keep[@]}"
   cmake --build "$build" --target "$@" -j "${JOBS:-$(nproc)}" >/dev/null
@@ -376,6 +392,21 @@ run_main() {
   publish "${files[@]}"
 }
 
+# Step 8: every server of bench/peer_servers.h in turn, interleaved, then
+# results/peers.md and results/peers.png.
+run_peers() {
+  step_begin || exit 3
+  log "peers_bench"
+  "$build/bench/peers_bench" "${peers_args[@]}" --out="$raw/peers.json" |
+    tee "$raw/peers.log"
+  step_end "$raw/conditions_peers.json" || exit 3
+  python3 "$repo/bench/peers_report.py" --json "$raw/peers.json" \
+    --conditions "$raw/conditions_peers.json" --md "$stage/peers.md" \
+    --png "$stage/peers.png"
+  publish peers.md peers.png raw/peers.json raw/peers.log \
+    raw/conditions_peers.json
+}
+
 # A machine that is busy before anything starts is refused before the
 # build; the build's own load then settles before the first step.
 if ! settle_load && ! $allow_noisy; then
@@ -384,7 +415,10 @@ if ! settle_load && ! $allow_noisy; then
 fi
 rm -rf "$stage"
 mkdir -p "$raw"
-if $large_only; then
+if $peers_only; then
+  build_benchmarks peers_bench
+  run_peers
+elif $large_only; then
   build_benchmarks codec_bench e2e_bench
   run_large
 elif $decoding_only; then
@@ -398,9 +432,11 @@ elif $links_only; then
     run_links "$build/bench/e2e_bench"
   fi
 else
-  build_benchmarks codec_bench codec_cost_bench decoder_bench e2e_bench
+  build_benchmarks codec_bench codec_cost_bench decoder_bench e2e_bench \
+    peers_bench
   run_main
   run_decoding
   run_large
   run_links "$build/bench/e2e_bench"
+  run_peers
 fi

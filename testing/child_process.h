@@ -15,6 +15,7 @@
 #define POOLED_GZIP_TESTING_CHILD_PROCESS_H_
 
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <memory>
 #include <string>
@@ -94,6 +95,11 @@ class ChildProcess {
 
   // SIGTERM, then SIGKILL if it has not exited within a bound.
   void Terminate();
+
+  // Whether it has exited, without waiting; then exit_code() tells how.
+  bool HasExited() { return Reap(WNOHANG); }
+  int exit_code() const { return exit_code_; }
+  pid_t pid() const { return pid_; }
 
   // Everything the child printed so far.
   const std::string& output() const { return output_; }
