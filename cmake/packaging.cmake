@@ -1,8 +1,8 @@
 # Debian packages through CPack (cpack -G DEB; scripts/build_packages.sh
 # wraps it and runs lintian):
 #
-#   libpooled-gzip0     the shared library, libpooled_gzip.so.0 and
-#                       .so.0.1.0 in /usr/lib/<multiarch>; install component
+#   libpooled-gzip1     the shared library, libpooled_gzip.so.1 and
+#                       .so.1.0.0 in /usr/lib/<multiarch>; install component
 #                       "runtime"
 #   libpooled-gzip-dev  headers, the libpooled_gzip.so link, the CMake package
 #                       and the pkg-config file; install component "dev"
@@ -66,7 +66,7 @@ set(CPACK_POOLED_GZIP_MULTIARCH_LIBDIR "lib/${CMAKE_LIBRARY_ARCHITECTURE}")
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL runtime dev)
 set(CPACK_COMPONENT_DEV_DEPENDS runtime)
-# dev depends on "libpooled-gzip0 (= <exact version>)".
+# dev depends on "libpooled-gzip1 (= <exact version>)".
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
@@ -80,9 +80,8 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME ${POOLED_GZIP_RUNTIME_PACKAGE})
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION libs)
 # Depends from dpkg-shlibdeps (libgrpc++1.51, libabsl, zlib1g, libc6, ...).
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
-# DEBIAN/shlibs: "libpooled_gzip 0 libpooled-gzip0 (= <version>)". The
-# default "=" policy: the SONAME is the major version, 0, and a 0.x minor
-# release may change the ABI without a new SONAME. (No per-component
+# DEBIAN/shlibs: "libpooled_gzip 1 libpooled-gzip1 (= <version>)". The
+# default "=" policy: the SONAME is the major version. (No per-component
 # variable exists for this one; the dev package has no shared object.)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 # DEBIAN/triggers: "activate-noawait ldconfig". CPack 3.25 also writes a

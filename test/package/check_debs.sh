@@ -37,14 +37,14 @@ rm -f "$debs"/*.deb
 "$source_dir/scripts/build_packages.sh" --build-dir "$work_dir/build" \
   --jobs "${PACKAGE_JOBS:-$(nproc)}" "$debs"
 
-runtime_deb=$(find "$debs" -name 'libpooled-gzip0_*.deb')
+runtime_deb=$(find "$debs" -name 'libpooled-gzip1_*.deb')
 dev_deb=$(find "$debs" -name 'libpooled-gzip-dev_*.deb')
 [[ -f $runtime_deb && -f $dev_deb ]] || fail "missing .deb in $debs"
 arch=$(dpkg --print-architecture)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 libdir=usr/lib/$multiarch
 version=$(dpkg-deb -f "$runtime_deb" Version)
-[[ $(basename "$runtime_deb") == "libpooled-gzip0_${version}_${arch}.deb" ]] ||
+[[ $(basename "$runtime_deb") == "libpooled-gzip1_${version}_${arch}.deb" ]] ||
   fail "runtime file name $(basename "$runtime_deb")"
 [[ $(basename "$dev_deb") == "libpooled-gzip-dev_${version}_${arch}.deb" ]] ||
   fail "dev file name $(basename "$dev_deb")"
@@ -54,19 +54,19 @@ dpkg-deb -I "$runtime_deb"
 dpkg-deb -c "$runtime_deb"
 # Files and links: the versioned library, its SONAME link, the docs and the
 # lintian overrides; nothing else.
-allowed_runtime="^\./($libdir/libpooled_gzip\.so\.0(\.[0-9]+\.[0-9]+)?\
-|usr/share/doc/libpooled-gzip0/(copyright|changelog\.Debian\.gz)\
-|usr/share/lintian/overrides/libpooled-gzip0)$"
+allowed_runtime="^\./($libdir/libpooled_gzip\.so\.1(\.[0-9]+\.[0-9]+)?\
+|usr/share/doc/libpooled-gzip1/(copyright|changelog\.Debian\.gz)\
+|usr/share/lintian/overrides/libpooled-gzip1)$"
 entries=$(dpkg-deb -c "$runtime_deb" | awk '$1 !~ /^d/ {print $6}')
 if extra=$(grep -Ev "$allowed_runtime" <<< "$entries"); then
   fail "runtime package holds more than the library and docs: $extra"
 fi
-for entry in "./$libdir/libpooled_gzip.so.0" \
-    "./usr/share/doc/libpooled-gzip0/copyright" \
-    "./usr/share/doc/libpooled-gzip0/changelog.Debian.gz"; do
+for entry in "./$libdir/libpooled_gzip.so.1" \
+    "./usr/share/doc/libpooled-gzip1/copyright" \
+    "./usr/share/doc/libpooled-gzip1/changelog.Debian.gz"; do
   grep -qxF "$entry" <<< "$entries" || fail "runtime package lacks $entry"
 done
-grep -Eq "^\./$libdir/libpooled_gzip\.so\.0\.[0-9]+\.[0-9]+$" <<< "$entries" ||
+grep -Eq "^\./$libdir/libpooled_gzip\.so\.1\.[0-9]+\.[0-9]+$" <<< "$entries" ||
   fail "runtime package lacks the versioned library"
 [[ $(dpkg-deb -f "$runtime_deb" Section) == libs ]] || fail "runtime section"
 runtime_depends=$(dpkg-deb -f "$runtime_deb" Depends)
@@ -75,7 +75,7 @@ for package in libc6 libgrpc++1.51 zlib1g; do
     fail "runtime Depends lacks $package (dpkg-shlibdeps): $runtime_depends"
 done
 [[ $(dpkg-deb -I "$runtime_deb" shlibs) == \
-   "libpooled_gzip 0 libpooled-gzip0 (= $version)" ]] ||
+   "libpooled_gzip 1 libpooled-gzip1 (= $version)" ]] ||
   fail "runtime shlibs: $(dpkg-deb -I "$runtime_deb" shlibs)"
 [[ $(dpkg-deb -I "$runtime_deb" triggers) == "activate-noawait ldconfig" ]] ||
   fail "runtime triggers"
@@ -85,9 +85,9 @@ dpkg-deb -I "$dev_deb"
 dpkg-deb -c "$dev_deb"
 [[ $(dpkg-deb -f "$dev_deb" Section) == libdevel ]] || fail "dev section"
 dev_depends=$(dpkg-deb -f "$dev_deb" Depends)
-grep -Eq "(^|, )libpooled-gzip0 \(= ${version//./\\.}\)(,|$)" \
+grep -Eq "(^|, )libpooled-gzip1 \(= ${version//./\\.}\)(,|$)" \
   <<< "$dev_depends" ||
-  fail "dev does not depend on libpooled-gzip0 (= $version): $dev_depends"
+  fail "dev does not depend on libpooled-gzip1 (= $version): $dev_depends"
 dev_entries=$(dpkg-deb -c "$dev_deb" | awk '$1 !~ /^d/ {print $6}')
 for entry in "./$libdir/libpooled_gzip.so" "./usr/include/pooled_gzip/pooled_gzip.h" \
     "./$libdir/cmake/pooled_gzip/pooled_gzipConfig.cmake" \
@@ -114,7 +114,7 @@ check_installed() {
     [[ $entry =~ ^([^ ]+)( \(([<>=]+) ([^\)]+)\))?$ ]] ||
       fail "Depends entry '$entry'"
     name=${BASH_REMATCH[1]} op=${BASH_REMATCH[3]} required=${BASH_REMATCH[4]}
-    [[ $name == libpooled-gzip0 ]] && continue
+    [[ $name == libpooled-gzip1 ]] && continue
     installed=$(dpkg-query -W -f='${Version}' "$name" 2>/dev/null) ||
       fail "Depends names $name, which is not an installed package"
     if [[ -n $op ]]; then
@@ -145,17 +145,17 @@ for module in $modules; do
 done
 
 echo "== runtime .so: SONAME, stripped"
-so=$(find "$root/$libdir" -name 'libpooled_gzip.so.0.*' -type f)
+so=$(find "$root/$libdir" -name 'libpooled_gzip.so.1.*' -type f)
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" {print $2}')
-[[ $soname == libpooled_gzip.so.0 ]] || fail "SONAME of $so: $soname"
+[[ $soname == libpooled_gzip.so.1 ]] || fail "SONAME of $so: $soname"
 [[ $(file -L "$so") == *", stripped"* ]] || fail "$so is not stripped"
-[[ $(readlink "$root/$libdir/libpooled_gzip.so") == libpooled_gzip.so.0 ]] ||
+[[ $(readlink "$root/$libdir/libpooled_gzip.so") == libpooled_gzip.so.1 ]] ||
   fail "the dev link libpooled_gzip.so"
 
 # The consumers run against the unpacked library only.
 export LD_LIBRARY_PATH=$root/$libdir
 uses_unpacked_library() {
-  ldd "$1" | grep -F "libpooled_gzip.so.0 => $root/$libdir/" ||
+  ldd "$1" | grep -F "libpooled_gzip.so.1 => $root/$libdir/" ||
     fail "$1 does not load libpooled_gzip from $root/$libdir"
 }
 

@@ -3,7 +3,7 @@
 // core codec through dlsym, and then serves and calls plain gRPC, which
 // must be pooled both ways.
 //
-//   dlopen_consumer /path/to/libpooled_gzip.so.0   exits 0 when all checks
+//   dlopen_consumer /path/to/libpooled_gzip.so.1   exits 0 when all checks
 //                                                  pass.
 
 #include <dlfcn.h>
