@@ -17,7 +17,7 @@ configure_preset() {
 }
 
 # ccache for every build the scripts configure (and those the tests
-# configure from them, such as the Debian packages'), when it is installed
+# configure from them, such as the static flavour's), when it is installed
 # and no launcher is chosen already: CMake reads the variable when it first
 # configures a build folder.
 if [[ -z ${CMAKE_CXX_COMPILER_LAUNCHER+set} ]] &&

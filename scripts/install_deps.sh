@@ -11,15 +11,18 @@ packages=(
   build-essential cmake pkg-config ccache git clang-format
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libabsl-dev zlib1g-dev libdeflate-dev libisal-dev libgtest-dev
-  libbenchmark-dev prometheus-cpp-dev dpkg-dev file
+  libbenchmark-dev prometheus-cpp-dev
   # tc, for the demo's and the benchmarks' shaped links
   iproute2
 )
 if [[ "${1:-}" == "--with-test-tools" ]]; then
   # Sanitizer and fuzzing runtimes, charts for the benchmark report, the
-  # Prometheus text parser the metrics test checks scrapes with.
+  # Prometheus text parser the metrics test checks scrapes with; the
+  # Debian packages' checks (dpkg-dev's dpkg-parsechangelog, lintian; the
+  # package build itself runs in a Debian 12 root with its Build-Depends),
+  # and file for the arm64 stage.
   packages+=(clang libclang-rt-14-dev gnuplot-nox python3
-    python3-prometheus-client lintian)
+    python3-prometheus-client dpkg-dev lintian file)
 elif [[ "${1:-}" == "--only" ]]; then
   packages=("${@:2}")
 fi

@@ -2,17 +2,20 @@
 # The test command: installs everything the tests need (Debian packages and
 # the interop peers), builds, runs every CTest test (unit, e2e, package,
 # interop, reliability, metrics, bench smoke, style), then the gRPC 1.83
-# stage (the unit, e2e, reliability and package tests built and run against
-# gRPC 1.83 in a Debian sid chroot, scripts/grpc183_stage.sh), then the
-# install stage (the CTest test labelled install: the README's
+# stage (the unit, e2e, reliability and package tests built and run
+# against gRPC 1.83 in a Debian sid chroot, scripts/grpc183_stage.sh), then
+# the install stage (the CTest tests labelled install: the README's
 # library-only block and docs/packaging.md's static one, each run in a
-# minimal Debian 12 root, and consumers built against what they installed:
-# scripts/library_install_check.sh), then the arm64 stage (the core codec,
-# activation and package tests cross-built for arm64 Debian 12 and run under
-# qemu-user, scripts/arm64_stage.sh), then the reliability stages: the unit,
-# e2e and reliability tests again under ASan+UBSan (LeakSanitizer included)
-# and under TSan, each in its own clang build folder, and each libFuzzer
-# target for 60 s from the committed seeds. SKIP_GRPC_183=1,
+# minimal Debian 12 root, and consumers built against what they installed,
+# scripts/library_install_check.sh; and the Debian source package built
+# with dpkg-buildpackage in a copy of that root, lintian, and the packages
+# installed and used there, scripts/debian_packages_check.sh), then the
+# arm64 stage (the core codec, activation and package tests cross-built
+# for arm64 Debian 12 and run under qemu-user, scripts/arm64_stage.sh),
+# then the reliability stages: the unit, e2e and reliability tests again
+# under ASan+UBSan (LeakSanitizer included) and under TSan, each in its own
+# clang build folder, and each libFuzzer target for 60 s from the
+# committed seeds. SKIP_GRPC_183=1,
 # SKIP_LIBRARY_INSTALL=1, SKIP_ARM64=1 and SKIP_SANITIZERS=1 leave stages
 # out for local runs; where CI is set (CI services set it) they are refused
 # before anything is installed, so that a CI run is green only with every
@@ -52,8 +55,9 @@ else
   "$root/scripts/grpc183_stage.sh"
 fi
 if [[ "${SKIP_LIBRARY_INSTALL:-0}" == 1 ]]; then
-  echo "SKIPPED (SKIP_LIBRARY_INSTALL=1): the library-only install stage"
-  skipped+=("the library-only install stage")
+  echo "SKIPPED (SKIP_LIBRARY_INSTALL=1): the install stage (install blocks," \
+    "Debian packages)"
+  skipped+=("the install stage")
 else
   (cd "$build_dir" &&
     ctest --output-on-failure --no-tests=error -L '^install$')
