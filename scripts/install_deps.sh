@@ -20,9 +20,9 @@ if [[ "${1:-}" == "--with-test-tools" ]]; then
   # Prometheus text parser the metrics test checks scrapes with; the
   # Debian packages' checks (dpkg-dev's dpkg-parsechangelog, lintian; the
   # package build itself runs in a Debian 12 root with its Build-Depends),
-  # and file for the arm64 stage.
+  # the ABI test's abidw and abidiff, and file for the arm64 stage.
   packages+=(clang libclang-rt-14-dev gnuplot-nox python3
-    python3-prometheus-client dpkg-dev lintian file)
+    python3-prometheus-client dpkg-dev lintian abigail-tools file)
 elif [[ "${1:-}" == "--only" ]]; then
   packages=("${@:2}")
 fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs everything the tests need (Debian packages and
 # the interop peers), builds, runs every CTest test (unit, e2e, package,
-# interop, reliability, metrics, bench smoke, style), then the gRPC 1.83
-# stage (the unit, e2e, reliability and package tests built and run
+# abi, interop, reliability, metrics, bench smoke, style), then the gRPC
+# 1.83 stage (the unit, e2e, reliability and package tests built and run
 # against gRPC 1.83 in a Debian sid chroot, scripts/grpc183_stage.sh), then
 # the install stage (the CTest tests labelled install: the README's
 # library-only block and docs/packaging.md's static one, each run in a
