@@ -214,7 +214,9 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
         MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP, level));
     grpc::ClientContext context;
     EchoResponse response;
-    ASSERT_TRUE(stub->Unary(&context, request, &response).ok());
+    const grpc::Status status = stub->Unary(&context, request, &response);
+    ASSERT_TRUE(status.ok()) << "level " << level << ": " << status.error_code()
+                             << " " << status.error_message();
     if (level == 0) {
       // Stored blocks are larger than the message: core's not-smaller rule
       // sends it plain, as stock gRPC would.
