@@ -44,6 +44,7 @@ for tool in lintian dpkg-parsechangelog git; do
 done
 source "$root/scripts/debian_chroot.sh"
 source "$root/scripts/needed_libraries.sh"
+source "$root/scripts/install_root.sh"
 
 step() { echo "== debian packages: $* ($((SECONDS - start)) s)"; }
 fail() {
@@ -61,13 +62,6 @@ installed_packages() {
   # shellcheck disable=SC2016  # dpkg-query's own field syntax
   in_chroot dpkg-query -W -f='${Package}\n' | sort
 }
-# Never remove a folder something is still mounted under.
-remove_run_root() {
-  if grep -q " ${run_root}[/ ]" /proc/mounts; then
-    fail "$run_root still has mounts; not removed"
-  fi
-  rm -rf "$run_root"
-}
 
 chroot_dir=$minbase
 if [[ ! -x $minbase/usr/bin/apt-get || -d $minbase/debootstrap ]]; then
@@ -76,23 +70,9 @@ if [[ ! -x $minbase/usr/bin/apt-get || -d $minbase/debootstrap ]]; then
 fi
 unmount_all  # nothing should be mounted; a run cut short may have left some
 
-# A copy of the root with the tracked files as they are in the work tree
-# (`git stash create` commits them without touching anything; HEAD when
-# the work tree is clean): what a clean clone holds once they are committed.
-remove_run_root
-cp -a "$minbase" "$run_root"
-chroot_dir=$run_root
 src=/src/pooled-gzip
-tree=$(git -C "$root" stash create)
-mkdir -p "$run_root$src"
-git -C "$root" archive "${tree:-HEAD}" | tar -x -C "$run_root$src"
+fresh_run_root
 : > "$log"
-
-mount_system
-mount_into /etc/resolv.conf /etc/resolv.conf --bind
-mkdir -p "$base/apt-archives" "$base/apt-lists"
-mount_into "$base/apt-archives" /var/cache/apt/archives --bind
-mount_into "$base/apt-lists" /var/lib/apt/lists --bind
 
 step "installing build-essential and the Build-Depends"
 # What the root held before: the build's own packages are the rest.
@@ -148,22 +128,7 @@ logged apt_in_chroot autoremove --purge
 
 step "consumers of the installed packages"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-consumer=$src/test/package/library_install
-in_chroot sh -euc "
-  cmake -S $consumer -B /tmp/consumer > /dev/null
-  found=\$(sed -n 's/^pooled_gzip_DIR:PATH=//p' /tmp/consumer/CMakeCache.txt)
-  echo \"find_package(pooled_gzip): \$found\"
-  [ \"\$found\" = /usr/lib/$multiarch/cmake/pooled_gzip ]
-  cmake --build /tmp/consumer -j $jobs > /dev/null
-  echo '== find_package: core library'
-  /tmp/consumer/pooled_consumer active
-  echo '== find_package: the metrics component, served by an Exposer'
-  /tmp/consumer/metrics_consumer
-  echo '== pkg-config'
-  c++ -std=c++17 $src/test/package/consumer/main.cc -o /tmp/pc_consumer \
-    \$(pkg-config --cflags --libs pooled_gzip)
-  /tmp/pc_consumer active
-"
+run_consumers "/usr/lib/$multiarch/cmake/pooled_gzip"
 # Each loads the packaged library, not another copy.
 for program in /tmp/consumer/pooled_consumer /tmp/consumer/metrics_consumer \
     /tmp/pc_consumer; do
@@ -182,12 +147,7 @@ done
 step "the static library, linked by hand with gRPC's archives"
 in_chroot bash "$src/test/package/link_static_archive.sh" "$src" \
   "/usr/lib/$multiarch/libpooled_gzip.a" /tmp/static
-refuse_shared_grpc "$run_root/tmp/static/typed_echo" /tmp/static/typed_echo
-out=$(in_chroot env GRPC_VERBOSITY=INFO /tmp/static/typed_echo 2>&1) ||
-  { printf '%s\n' "$out"; fail "/tmp/static/typed_echo failed"; }
-printf '%s\n' "$out" | grep -E 'typed calls' | cut -c1-60
-grep -q "core codec active: gRPC is linked into the program, and its zlib calls are routed to pooled_gzip at link time (--wrap), seen both ways" <<< "$out" ||
-  { printf '%s\n' "$out"; fail "no link-time routing line in the log"; }
+check_static_echo /tmp/static/typed_echo
 
 unmount_all
 remove_run_root

@@ -37,15 +37,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 source "$root/scripts/debian_chroot.sh"
 source "$root/scripts/needed_libraries.sh"
-
-# Never remove a folder something is still mounted under.
-remove_run_root() {
-  if grep -q " ${run_root}[/ ]" /proc/mounts; then
-    echo "library_install_check: $run_root still has mounts; not removed" >&2
-    exit 1
-  fi
-  rm -rf "$run_root"
-}
+source "$root/scripts/install_root.sh"
 
 chroot_dir=$minbase
 if [[ ! -x $minbase/usr/bin/apt-get || -d $minbase/debootstrap ]]; then
@@ -56,11 +48,6 @@ fi
 
 unmount_all  # nothing should be mounted; a run cut short may have left some
 
-# Tracked files as they are in the work tree (`git stash create` makes a
-# commit of them without touching anything; it prints nothing when the
-# work tree is clean, and HEAD is that commit).
-tree=$(git -C "$root" stash create)
-tree=${tree:-HEAD}
 src=/src/pooled-gzip
 
 # A fresh copy of the minimal root with the source tree in it, in which the
@@ -68,11 +55,7 @@ src=/src/pooled-gzip
 # tree) runs as written, from the tree's top folder.
 run_block() {
   local snippet=$1 doc=$2
-  remove_run_root
-  cp -a "$minbase" "$run_root"
-  chroot_dir=$run_root
-  mkdir -p "$run_root$src"
-  git -C "$root" archive "$tree" | tar -x -C "$run_root$src"
+  fresh_run_root
   local block
   block=$(python3 "$root/test/docs/extract_snippets.py" --print \
     "$snippet" "$run_root$src/$doc")
@@ -84,11 +67,6 @@ run_block() {
   printf 'cd %s\n%s\n' "$src" "$block" > "$run_root/block.sh"
   echo "== library install: $doc's $snippet block"
   printf '%s\n' "$block"
-  mount_system
-  mount_into /etc/resolv.conf /etc/resolv.conf --bind
-  mkdir -p "$base/apt-archives" "$base/apt-lists"
-  mount_into "$base/apt-archives" /var/cache/apt/archives --bind
-  mount_into "$base/apt-lists" /var/lib/apt/lists --bind
   local log=$base/$snippet.log
   if ! in_chroot CMAKE_BUILD_PARALLEL_LEVEL="$jobs" \
     bash -euo pipefail -x /block.sh > "$log" 2>&1; then
@@ -104,19 +82,7 @@ run_block library-install README.md
 # The consumer, in the chroot as the block left it: no prefix given (the
 # block installs where CMake and pkg-config look by default), and for the
 # pkg-config build no rpath (the block's ldconfig finds the library).
-consumer=$src/test/package/library_install
-in_chroot sh -euc "
-  cmake -S $consumer -B /tmp/consumer > /dev/null
-  cmake --build /tmp/consumer -j $jobs > /dev/null
-  echo '== find_package: core library'
-  /tmp/consumer/pooled_consumer active
-  echo '== find_package: the metrics component, served by an Exposer'
-  /tmp/consumer/metrics_consumer
-  echo '== pkg-config'
-  c++ -std=c++17 $src/test/package/consumer/main.cc -o /tmp/pc_consumer \
-    \$(pkg-config --cflags --libs pooled_gzip)
-  /tmp/pc_consumer active
-"
+run_consumers ""  # wherever CMake finds it by default
 unmount_all
 
 # The static flavour as docs/packaging.md installs it, in a root of its
@@ -142,15 +108,7 @@ in_chroot sh -euc "
 "
 for program in /tmp/static_consumer/typed_echo /tmp/pc_typed/typed_echo; do
   echo "== static flavour: $program"
-  refuse_shared_grpc "$run_root$program" "$program"
-  out=$(in_chroot env GRPC_VERBOSITY=INFO "$program" 2>&1) ||
-    { printf '%s\n' "$out"; echo "$program failed"; exit 1; }
-  printf '%s\n' "$out" | grep -E 'pooled_gzip: core codec|typed calls'
-  # The line docs/packaging.md tells a user to look for.
-  if ! grep -q "pooled_gzip: core codec active: gRPC is linked into the program, and its zlib calls are routed to pooled_gzip at link time (--wrap), seen both ways" <<< "$out"; then
-    printf '%s\n' "$out"
-    echo "$program: no link-time routing line in the log"; exit 1
-  fi
+  check_static_echo "$program"
 done
 unmount_all
 remove_run_root
