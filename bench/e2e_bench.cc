@@ -275,10 +275,7 @@ bool ServerCounters(Peers& peers, Counters* counters) {
 
 bool ClientRun(Peers& peers, const Cell& cell, int duration_ms,
                int min_messages, RunResult* run) {
-  const std::string command =
-      absl::StrCat("run ", RpcName(cell.rpc), " ", cell.threads, " ",
-                   payloads::KindName(cell.kind), " ", cell.size, " ",
-                   duration_ms, " ", min_messages);
+  const std::string command = RunCommand(cell, duration_ms, min_messages);
   std::string line;
   if (peers.client->WriteLine(command).ok()) line = NextLine(*peers.client);
   if (!FromLine(line, run)) {

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "client_threads.h"
 #include "e2e_runner.h"
 #include "echo_service.h"
@@ -63,6 +64,12 @@ bool ParseRun(const std::string& line, Cell* cell, Budget* budget) {
 }
 
 }  // namespace
+
+std::string RunCommand(const Cell& cell, int duration_ms, int min_messages) {
+  return absl::StrCat("run ", RpcName(cell.rpc), " ", cell.threads, " ",
+                      payloads::KindName(cell.kind), " ", cell.size, " ",
+                      duration_ms, " ", min_messages);
+}
 
 int RunServerRole(const Setup& setup) {
   echo::ServerOptions options;

@@ -17,9 +17,13 @@
 
 #include <string>
 
+#include "e2e_runner.h"
 #include "e2e_setups.h"
 
 namespace pooled_gzip::bench {
+
+// The client role's "run" command for one run of `cell`.
+std::string RunCommand(const Cell& cell, int duration_ms, int min_messages);
 
 int RunServerRole(const Setup& setup);
 int RunClientRole(const Setup& setup, const std::string& target,

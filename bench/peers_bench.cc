@@ -31,6 +31,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
 #include "child_process.h"
+#include "e2e_peer.h"
 #include "e2e_results.h"
 #include "e2e_runner.h"
 #include "e2e_setups.h"
@@ -157,11 +158,9 @@ absl::Status StartPair(const ServerPrograms& programs, int max_threads,
 }
 
 // One client run; a failed call fails it, naming the server.
-absl::StatusOr<RunResult> ClientRun(Pair& pair, const Mode& mode,
-                                    const std::string& kind, size_t size,
+absl::StatusOr<RunResult> ClientRun(Pair& pair, const Cell& cell,
                                     int duration_ms) {
-  const std::string command = absl::StrCat(
-      "run unary ", mode.threads, " ", kind, " ", size, " ", duration_ms, " 3");
+  const std::string command = RunCommand(cell, duration_ms, /*min_messages=*/3);
   absl::StatusOr<std::string> line;
   if (absl::Status written = pair.client->WriteLine(command); !written.ok()) {
     line = written;
@@ -188,24 +187,24 @@ absl::Status RunCell(const ServerPrograms& programs, const Mode& mode,
                      const std::string& kind, size_t size, int reps,
                      int max_threads, std::vector<Pair>& pairs,
                      std::vector<Row>* rows) {
-  const std::optional<payloads::Kind> parsed = payloads::ParseKind(kind);
+  const Cell cell{Rpc::kUnary, mode.threads, *payloads::ParseKind(kind), size};
   echo::EchoResponse response;
-  response.set_payload(payloads::Make(*parsed, size));
+  response.set_payload(payloads::Make(cell.kind, size));
   const int count = static_cast<int>(pairs.size());
-  std::vector<Row> cell(count);
+  std::vector<Row> cell_rows(count);
   for (int i = 0; i < count; ++i) {
-    cell[i].setup = pairs[i].setup.name;
-    cell[i].client = pairs[i].setup.gzip ? "cpp-default" : "cpp-none";
-    cell[i].mode = mode.name;
-    cell[i].kind = kind;
-    cell[i].size = size;
-    cell[i].response_bytes = response.ByteSizeLong();
+    cell_rows[i].setup = pairs[i].setup.name;
+    cell_rows[i].client = pairs[i].setup.gzip ? "cpp-default" : "cpp-none";
+    cell_rows[i].mode = mode.name;
+    cell_rows[i].kind = kind;
+    cell_rows[i].size = size;
+    cell_rows[i].response_bytes = response.ByteSizeLong();
   }
   for (int rep = 0; rep < reps; ++rep) {
     for (int k = 0; k < count; ++k) {
       const int i = (rep + k) % count;
       Pair& pair = pairs[i];
-      Row& row = cell[i];
+      Row& row = cell_rows[i];
       const bool new_pair = pair.server == nullptr;
       if (new_pair) {
         if (absl::Status started = StartPair(programs, max_threads, &pair);
@@ -214,8 +213,7 @@ absl::Status RunCell(const ServerPrograms& programs, const Mode& mode,
         }
       }
       if (mode.fresh || new_pair) {
-        absl::StatusOr<RunResult> warm =
-            ClientRun(pair, mode, kind, size, mode.warmup_ms);
+        absl::StatusOr<RunResult> warm = ClientRun(pair, cell, mode.warmup_ms);
         if (!warm.ok()) {
           absl::StatusOr<OtherProcessFigures> alive = pair.server->Figures();
           return alive.ok() ? warm.status() : alive.status();
@@ -223,8 +221,7 @@ absl::Status RunCell(const ServerPrograms& programs, const Mode& mode,
       }
       absl::StatusOr<OtherProcessFigures> before = pair.server->Figures();
       if (!before.ok()) return before.status();
-      absl::StatusOr<RunResult> run =
-          ClientRun(pair, mode, kind, size, mode.budget_ms);
+      absl::StatusOr<RunResult> run = ClientRun(pair, cell, mode.budget_ms);
       absl::StatusOr<OtherProcessFigures> after = pair.server->Figures();
       if (!after.ok()) return after.status();  // it died: say so first
       if (!run.ok()) return run.status();
@@ -237,7 +234,7 @@ absl::Status RunCell(const ServerPrograms& programs, const Mode& mode,
     }
   }
   for (Pair& pair : pairs) pair.Stop();  // the next cell starts afresh
-  for (Row& row : cell) rows->push_back(std::move(row));
+  for (Row& row : cell_rows) rows->push_back(std::move(row));
   return absl::OkStatus();
 }
 
