@@ -17,7 +17,8 @@
 // On those same cells the default setups (stock, zlib-6, libdeflate-6,
 // isal-1) also run with the input as a server meets it: tail "/sliced" is
 // the slice layout core hands the codec (SlicedLengths), "/cold" a rotation
-// over distinct messages too large for the caches (Feed). Without a tail,
+// over distinct messages too large for the caches (Feed): twice the listed
+// last-level cache, at most 128 MiB, or --cold_feed_bytes. Without a tail,
 // the input is one slice of the same message every time, in cache.
 //
 // Besides time per op and bytes/s, each benchmark reports heap traffic per
@@ -48,6 +49,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "alloc_counter.h"
@@ -331,19 +333,34 @@ double ContextHeapBytes(Op op, const Impl& impl, absl::string_view input) {
   return static_cast<double>(inflater->HeapBytes());
 }
 
-// Twice the last-level cache one core sees, as Linux lists it (sysconf's
-// figure is the whole package's, which on a chiplet CPU no core has), or
-// twice 32 MiB where it does not say.
-size_t ColdBytes() {
+// Where Linux lists the last-level cache one core sees (sysconf's figure is
+// the whole package's, which on a chiplet CPU no core has).
+constexpr char kListedCacheFile[] =
+    "/sys/devices/system/cpu/cpu0/cache/index3/size";
+
+// The cold feed never exceeds this, whatever the machine lists: a virtual
+// CPU may list hundreds of MiB of cache that no core has (480 MiB was
+// seen), and a feed of twice that takes minutes to make and encode. Twice
+// 64 MiB is past any one core's last-level cache today.
+constexpr size_t kMaxColdBytes = size_t{128} << 20;
+
+// Twice the cache listed in `listed_file` (or twice 32 MiB where it does
+// not say), at most kMaxColdBytes.
+size_t ColdBytesFor(const char* listed_file) {
   size_t kib = 32 * 1024;
-  if (FILE* file =
-          std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
+  if (FILE* file = std::fopen(listed_file, "r")) {
     unsigned long listed = 0;
     if (std::fscanf(file, "%luK", &listed) == 1 && listed > 0) kib = listed;
     std::fclose(file);
   }
-  return 2 * kib * 1024;
+  return std::min(2 * kib * 1024, kMaxColdBytes);
 }
+
+// How many bytes of distinct messages a cold feed rotates over, set once
+// in main: from the listed cache, or --cold_feed_bytes.
+size_t cold_bytes = 0;
+
+size_t ColdBytes() { return cold_bytes; }
 
 // Messages laid end to end in memory straight from the kernel
 // (direct_allocator.h): keeping tens of thousands of them for a cold feed
@@ -568,38 +585,42 @@ void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,
   state.counters["messages"] = static_cast<double>(count);
 }
 
-// Takes --payloads=<kind>,<kind>,... or --payloads=all out of argv, which
-// Google Benchmark would otherwise reject, into `kinds` (default: all).
-// False for an unknown kind.
-bool TakePayloadsFlag(int* argc, char** argv,
-                      std::vector<payloads::Kind>* kinds) {
-  using payloads::Kind;
-  *kinds = payloads::AllKinds();
-  constexpr std::string_view kFlag = "--payloads=";
+// Takes `--<name>=<value>` out of argv, which Google Benchmark would
+// otherwise reject: the last value given, or nullopt.
+std::optional<std::string> TakeFlag(int* argc, char** argv,
+                                    std::string_view name) {
+  const std::string prefix = "--" + std::string(name) + "=";
+  std::optional<std::string> value;
   int kept = 1;
   for (int i = 1; i < *argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg.substr(0, kFlag.size()) != kFlag) {
+    if (arg.substr(0, prefix.size()) == prefix) {
+      value = std::string(arg.substr(prefix.size()));
+    } else {
       argv[kept++] = argv[i];
-      continue;
-    }
-    std::string_view list = arg.substr(kFlag.size());
-    if (list == "all") {
-      *kinds = payloads::AllKinds();
-      continue;
-    }
-    kinds->clear();
-    while (!list.empty()) {
-      const size_t comma = std::min(list.find(','), list.size());
-      const std::optional<Kind> kind =
-          payloads::ParseKind(list.substr(0, comma));
-      if (!kind) return false;
-      kinds->push_back(*kind);
-      list.remove_prefix(std::min(comma + 1, list.size()));
     }
   }
   *argc = kept;
   argv[kept] = nullptr;
+  return value;
+}
+
+// --payloads=<kind>,<kind>,... or "all" (the default) into `kinds`; false
+// for an unknown kind.
+bool ParsePayloads(const std::optional<std::string>& flag,
+                   std::vector<payloads::Kind>* kinds) {
+  *kinds = payloads::AllKinds();
+  if (!flag || *flag == "all") return true;
+  kinds->clear();
+  std::string_view list = *flag;
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    const std::optional<payloads::Kind> kind =
+        payloads::ParseKind(list.substr(0, comma));
+    if (!kind) return false;
+    kinds->push_back(*kind);
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
   return !kinds->empty();
 }
 
@@ -654,17 +675,34 @@ void RegisterAll(const std::vector<payloads::Kind>& kinds) {
 }  // namespace pooled_gzip::bench
 
 int main(int argc, char** argv) {
+  namespace bench = pooled_gzip::bench;
   std::vector<pooled_gzip::payloads::Kind> kinds;
-  if (!pooled_gzip::bench::TakePayloadsFlag(&argc, argv, &kinds)) {
+  if (!bench::ParsePayloads(bench::TakeFlag(&argc, argv, "payloads"), &kinds)) {
     std::fprintf(stderr,
                  "codec_bench: --payloads takes \"all\" or a list of words, "
                  "text, proto, json, source, random\n");
     return 2;
   }
-  pooled_gzip::bench::RegisterAll(kinds);
+  // --cold_feed_bytes sets the cold feed outright (the smoke test's small
+  // one); --cache_size_file reads the listed cache from another file (the
+  // smoke test's fake of a huge listing).
+  const std::optional<std::string> cache_file =
+      bench::TakeFlag(&argc, argv, "cache_size_file");
+  const std::optional<std::string> cold_feed =
+      bench::TakeFlag(&argc, argv, "cold_feed_bytes");
+  bench::cold_bytes = bench::ColdBytesFor(cache_file ? cache_file->c_str()
+                                                     : bench::kListedCacheFile);
+  if (cold_feed && (!absl::SimpleAtoi(*cold_feed, &bench::cold_bytes) ||
+                    bench::cold_bytes == 0)) {
+    std::fprintf(stderr,
+                 "codec_bench: --cold_feed_bytes takes a count of "
+                 "bytes above 0\n");
+    return 2;
+  }
+  bench::RegisterAll(kinds);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (!pooled_gzip::bench::AllocCounterActive()) {
+  if (!bench::AllocCounterActive()) {
     std::fprintf(stderr,
                  "codec_bench: the malloc interposer is not active; heap "
                  "figures would be zero\n");
@@ -672,6 +710,8 @@ int main(int argc, char** argv) {
   }
   benchmark::AddCustomContext("zlib_version", zlibVersion());
   benchmark::AddCustomContext("grpc_version", grpc_version_string());
+  benchmark::AddCustomContext("cold_feed_bytes",
+                              std::to_string(bench::cold_bytes));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -2,7 +2,7 @@
 # must produce the rows and figures the report needs. It checks that numbers
 # exist and are sane, never how fast anything was.
 #
-#   cmake -DSTEP=codec|codec_cost|decoder|e2e|e2e_shaped|e2e_fallback|report|links|peers_report \
+#   cmake -DSTEP=codec|codec_listed_cache|codec_cost|decoder|e2e|e2e_shaped|e2e_fallback|report|links|peers_report \
 #     -DBINARY=... -DOUT_DIR=... -P smoke_test.cmake
 # STEP=report, STEP=links and STEP=peers_report also take -DPYTHON=...
 # -DREPORT=... and, if found, -DGNUPLOT=... (peers_report needs no BINARY)
@@ -74,10 +74,15 @@ endfunction()
 if(STEP STREQUAL "codec")
   set(json_file "${OUT_DIR}/codec_bench.json")
   file(REMOVE "${json_file}")
+  # A cold feed of a fixed size: what the machine lists must not size it.
   run("${BINARY}" --payloads=proto "--benchmark_filter=/1024/"
-    --benchmark_min_time=0.001 "--benchmark_out=${json_file}"
-    --benchmark_out_format=json)
+    --cold_feed_bytes=8388608 --benchmark_min_time=0.001
+    "--benchmark_out=${json_file}" --benchmark_out_format=json)
   file(READ "${json_file}" json)
+  json_query(cold_bytes GET "${json}" context cold_feed_bytes)
+  if(NOT cold_bytes EQUAL 8388608)
+    fail("the cold feed was ${cold_bytes} bytes, not the 8388608 asked for")
+  endif()
   json_query(count LENGTH "${json}" benchmarks)
   # compress: stock + zlib 1, 6, 9 + libdeflate 1, 4, 5, 6, 7, 9 + ISA-L
   # 0..3, and the four default setups cold (sliced is one slice at 1 KiB);
@@ -144,6 +149,28 @@ if(STEP STREQUAL "codec")
       decompress/proto/1024/stock/cold)
     if(NOT expected IN_LIST names)
       fail("no ${expected} row")
+    endif()
+  endforeach()
+
+elseif(STEP STREQUAL "codec_listed_cache")
+  # The cold feed is twice the listed last-level cache, at most 128 MiB: a
+  # small listing and a huge one (a virtual CPU listed 480 MiB), faked.
+  foreach(case "8192K;16777216" "491520K;134217728")
+    list(GET case 0 listed)
+    list(GET case 1 expected)
+    set(listing "${OUT_DIR}/listed_cache_size")
+    file(WRITE "${listing}" "${listed}\n")
+    set(json_file "${OUT_DIR}/codec_bench_listed_cache.json")
+    file(REMOVE "${json_file}")
+    run("${BINARY}" --payloads=proto "--cache_size_file=${listing}"
+      "--benchmark_filter=^compress/proto/1024/stock$"
+      --benchmark_min_time=0.001 "--benchmark_out=${json_file}"
+      --benchmark_out_format=json)
+    file(READ "${json_file}" json)
+    json_query(cold_bytes GET "${json}" context cold_feed_bytes)
+    if(NOT cold_bytes EQUAL expected)
+      fail("a listed cache of ${listed} gave a cold feed of ${cold_bytes} "
+        "bytes, not ${expected}")
     endif()
   endforeach()
 
