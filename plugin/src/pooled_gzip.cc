@@ -18,11 +18,11 @@
 #include <utility>
 #include <vector>
 
-#include "glue/built_builders.h"
 #include "glue/call_config.h"
 #include "glue/grpc_log.h"
-#include "glue/server_limits.h"
+#include "glue/server_builders.h"
 #include "seam/activation.h"
+#include "seam/loaded_objects.h"
 
 namespace pooled_gzip {
 namespace {
@@ -58,16 +58,24 @@ class InstallConfigReader final : public grpc::ServerBuilderOption {
 
 }  // namespace
 
-bool InstallCoreCodec() {
-  const bool active = internal::ActivateCoreCodec();
-  if (internal::StateOf(/*compressing=*/false) ==
-      internal::DirectionState::kServed) {
-    // The cap applies to every server of the process from now on.
-    static const bool noting = (internal::NoteLimitsOfEveryServer(), true);
-    (void)noting;
+namespace {
+
+// At load, before the program constructs the builders it will set up (a
+// first set-up call after BuildAndStart is the mistake to catch, and every
+// server's limit counts once the codec is served), and only once this
+// object is permanent: gRPC calls the factory for as long as it runs.
+[[maybe_unused]] const bool kWatchingServerBuilders = [] {
+  if (!internal::PinObjectContaining(
+          reinterpret_cast<const void*>(&EnableOnServer))) {
+    return false;
   }
-  return active;
-}
+  internal::WatchServerBuilders();
+  return true;
+}();
+
+}  // namespace
+
+bool InstallCoreCodec() { return internal::ActivateCoreCodec(); }
 
 bool CoreCodecActive() { return internal::IsCoreCodecActive(); }
 

@@ -3,7 +3,8 @@
 // core codec with a smaller cap. The first copy must keep serving gRPC:
 // its 20 MiB echo still passes under its 64 MiB cap, its counters move
 // (and count nothing of the plugin's), and the plugin's copy does not
-// report active.
+// report active. Then the plugin is unloaded, and a server built after it
+// still echoes: what the refused copy registered with gRPC outlives it.
 //
 //   second_copy_host PLUGIN   exits 0 when every check passes.
 
@@ -101,6 +102,22 @@ int main(int argc, char** argv) {
   ok &= Check(compressed == 2 && inflated == 2,
               "the host's counters did not move");
   server->Shutdown();
+
+  ok &= Check(dlclose(plugin) == 0, "dlclose failed");
+  consumer::EchoService after_service;
+  int after_port = 0;
+  std::unique_ptr<grpc::Server> after = consumer::StartGzipServer(
+      &after_service, &after_port, [](grpc::ServerBuilder&) {});
+  if (!Check(after != nullptr, "no server starts after the unload")) return 1;
+  grpc::GenericStub after_stub(
+      pooled_gzip::CreateChannel("127.0.0.1:" + std::to_string(after_port),
+                                 grpc::InsecureChannelCredentials(), args));
+  const std::string small = consumer::CompressiblePayload();
+  const grpc::Status after_status =
+      consumer::CallEcho(&after_stub, small, &response);
+  ok &= Check(after_status.ok() && consumer::Bytes(response) == small,
+              "the echo after the plugin's unload failed");
+  after->Shutdown();
   std::cout << (ok ? "PASSED" : "FAILED") << std::endl;
   return ok ? 0 : 1;
 }

@@ -20,6 +20,7 @@
 #include "seam/loaded_objects.h"
 #include "seam/other_grpc.h"
 #include "seam/real_zlib.h"
+#include "seam/slot_guard.h"
 #include "seam/slot_rewrite.h"
 #include "seam/zlib_seam.h"
 
@@ -88,20 +89,8 @@ std::vector<SlotTarget> ZlibTargets(size_t begin, size_t end) {
   return targets;
 }
 
-// No slot may lead into an object that can be unloaded.
-bool PinOwnObject() {
-  if (InMainProgram(OwnAddress())) return true;
-  Dl_info own;
-  return dladdr(OwnAddress(), &own) != 0 &&
-         dlopen(own.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) !=
-             nullptr;
-}
-
 // LoadedObjectsGeneration() read before the slots were last pointed.
 std::atomic<uint64_t> g_pointed_generation{0};
-// Lazy slots were pointed, so the next install call reads them again
-// (seam/slot_rewrite.h).
-std::atomic<bool> g_lazy_pointed{false};
 
 // libgrpc's four passing slots first, then, only once every one of them
 // leads here, the two that open served streams: a served stream must never
@@ -116,7 +105,7 @@ SlotReport PointEverySlot() {
   slots.Add(slots.AllToUs()
                 ? PointSlots(opening, OwnAddress(), GrpcAddress())
                 : InspectSlots(opening, OwnAddress(), GrpcAddress()));
-  if (slots.lazy > 0) g_lazy_pointed.store(true, std::memory_order_relaxed);
+  GuardSlots(slots.rebindable);
   return slots;
 }
 
@@ -250,7 +239,8 @@ Conclusion ServeSharedLibgrpc() {
   }
   // Not observed then: its messages would count in that copy's statistics.
   if (found.taken > 0) return ServedElsewhere(found.detail);
-  if (!PinOwnObject()) {
+  // No slot may lead into an object that can be unloaded.
+  if (!PinObjectContaining(OwnAddress())) {
     return Refused("pooled_gzip's own object could not be made permanent");
   }
   const SlotReport slots = PointEverySlot();
@@ -333,9 +323,9 @@ void Refresh(const Conclusion& conclusion) {
       !(conclusion.served(true) || conclusion.served(false))) {
     return;
   }
+  KeepSlotsPointed();
   if (LoadedObjectsGeneration() ==
-          g_pointed_generation.load(std::memory_order_relaxed) &&
-      !g_lazy_pointed.exchange(false, std::memory_order_relaxed)) {
+      g_pointed_generation.load(std::memory_order_relaxed)) {
     return;
   }
   const SlotReport slots = PointEverySlot();
@@ -366,7 +356,9 @@ bool ActivateCoreCodec() {
 
 bool IsCoreCodecActive() {
   const Conclusion* conclusion = g_conclusion.load(std::memory_order_acquire);
-  return conclusion != nullptr && conclusion->active();
+  if (conclusion == nullptr || !conclusion->active()) return false;
+  KeepSlotsPointed();  // what runs next is what this answers
+  return true;
 }
 
 std::string CoreCodecExplanation() {

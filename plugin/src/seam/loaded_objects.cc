@@ -1,5 +1,6 @@
 #include "seam/loaded_objects.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -129,6 +130,14 @@ bool InMainProgram(const void* address) {
   MainProgramQuery query{address};
   dl_iterate_phdr(QueryMainProgram, &query);
   return query.contains;
+}
+
+bool PinObjectContaining(const void* address) {
+  if (InMainProgram(address)) return true;
+  Dl_info info;
+  return dladdr(address, &info) != 0 && info.dli_fname != nullptr &&
+         dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) !=
+             nullptr;
 }
 
 uint64_t LoadedObjectsGeneration() {

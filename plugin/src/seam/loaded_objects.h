@@ -70,6 +70,12 @@ bool SameLoadedObject(const void* a, const void* b);
 // Whether `address` lies in the main program (not a shared object).
 bool InMainProgram(const void* address);
 
+// Makes the loaded object that holds `address` permanent (RTLD_NODELETE):
+// whatever of it gRPC or the loader keeps, a plugin that links this library
+// can no longer unload. True for the main program, which stays anyway;
+// false if the object could not be found.
+bool PinObjectContaining(const void* address);
+
 // Changes whenever an object is added to the process (counted by the
 // loader as soon as it is listed, before it is relocated).
 uint64_t LoadedObjectsGeneration();

@@ -19,8 +19,7 @@ namespace {
 
 // One aligned store, so a concurrent call through the slot jumps to the
 // old or the new target; around it, a RELRO page is writable for a moment.
-bool StoreSlot(const dl_phdr_info& info, void** slot, void* target) {
-  const bool read_only = RelroPages(info).Contains(slot);
+bool StoreSlot(bool read_only, void** slot, void* target) {
   const auto page_size = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   void* page = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(slot) &
                                        ~(page_size - 1));
@@ -43,6 +42,9 @@ struct FoundSlot {
   std::string object;  // base name
   const char* name;    // the target's name
   void* value;         // what the slot held when found
+  void** address;
+  void* replacement;
+  bool rebindable;  // a JUMP_SLOT outside RELRO
   enum { kToUs, kLazy, kStock, kTaken } was;
   enum { kLeft, kPointed, kFailed } outcome = kLeft;
 };
@@ -129,8 +131,13 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       }
       void** slot =
           reinterpret_cast<void**>(info->dlpi_addr + relocation.r_offset);
-      FoundSlot found{BaseName(info->dlpi_name), matched->name,
+      const bool read_only = RelroPages(*info).Contains(slot);
+      FoundSlot found{BaseName(info->dlpi_name),
+                      matched->name,
                       __atomic_load_n(slot, __ATOMIC_ACQUIRE),
+                      slot,
+                      matched->replacement,
+                      type == kJumpSlot && !read_only,
                       FoundSlot::kTaken};
       // A lazy slot still points into its own object's PLT.
       const bool defined_here =
@@ -151,7 +158,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       }
       if (scan->step == Scan::kPoint &&
           (found.was == FoundSlot::kLazy || found.was == FoundSlot::kStock)) {
-        found.outcome = StoreSlot(*info, slot, matched->replacement)
+        found.outcome = StoreSlot(read_only, slot, matched->replacement)
                             ? FoundSlot::kPointed
                             : FoundSlot::kFailed;
       }
@@ -199,7 +206,9 @@ SlotReport Report(const Scan& scan) {
   for (const FoundSlot& slot : scan.slots) {
     ++report.total;
     std::string target;
-    if (slot.was == FoundSlot::kLazy) ++report.lazy;
+    if (slot.outcome == FoundSlot::kPointed && slot.rebindable) {
+      report.rebindable.push_back({slot.name, slot.address, slot.replacement});
+    }
     if (slot.was == FoundSlot::kToUs || slot.outcome == FoundSlot::kPointed) {
       ++report.to_us;
       target = slot.outcome == FoundSlot::kPointed ? "pooled_gzip (pointed)"
@@ -250,9 +259,10 @@ std::mutex& StoreMutex() { return MutexHeldAcrossFork<&StoreMutex>(); }
 void SlotReport::Add(const SlotReport& other) {
   total += other.total;
   to_us += other.to_us;
-  lazy += other.lazy;
   taken += other.taken;
   failed += other.failed;
+  rebindable.insert(rebindable.end(), other.rebindable.begin(),
+                    other.rebindable.end());
   if (!other.detail.empty()) {
     absl::StrAppend(&detail, detail.empty() ? "" : ", ", other.detail);
   }

@@ -24,11 +24,12 @@
 //   running inside dlopen may set up a channel, and so scan, while another
 //   thread's pin waits for that dlopen).
 //
-// One window remains that the loader leaves no way to close: a thread
-// inside the dynamic linker's binding of a lazy slot at the moment of the
-// store writes the address it looked up after ours. PointSlots reports
-// lazy slots it wrote (SlotReport::lazy), so that its caller reads them
-// again at a later set-up call.
+// The loader can still undo a store: a thread inside the dynamic linker's
+// binding of a lazy JUMP_SLOT (its first call through the PLT) when the
+// store lands writes the address it looked up after ours, and nothing
+// tells how long it stays there. PointSlots reports every JUMP_SLOT it
+// pointed outside RELRO, where such a binding can write, so that its
+// caller can point any of them back (seam/activation.h).
 
 #ifndef POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
 #define POOLED_GZIP_SRC_SEAM_SLOT_REWRITE_H_
@@ -52,14 +53,22 @@ struct SlotTarget {
   const void* stock;
 };
 
+// A JUMP_SLOT pointed outside RELRO: a lazy binding in flight may still
+// write the stock address into it.
+struct RebindableSlot {
+  const char* name;
+  void** slot;
+  void* replacement;
+};
+
 struct SlotReport {
   int total = 0;   // slots found for the targets, outside this object
   int to_us = 0;   // pointing at the replacement (after any writes)
-  int lazy = 0;    // not bound yet when found (pointed, or left)
   int taken = 0;   // served by another object than this or the stock
   int failed = 0;  // could not be written (mprotect refused, unpinned)
   // "libgrpc.so.29:deflate->pooled_gzip (pointed), ..."
   std::string detail;
+  std::vector<RebindableSlot> rebindable;  // of the slots pointed
 
   bool AllToUs() const { return total > 0 && to_us == total; }
   // Counts `other`'s slots too, and appends its detail.

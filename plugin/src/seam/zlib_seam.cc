@@ -21,6 +21,7 @@
 #include "seam/activation.h"
 #include "seam/real_zlib.h"
 #include "seam/served_stream.h"
+#include "seam/slot_guard.h"
 #include "seam/zlib_handoff.h"
 
 namespace pooled_gzip {
@@ -255,6 +256,8 @@ int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
     return RealZlib().deflate_init(stream, level, method, window_bits,
                                    mem_level, strategy, version, stream_size);
   }
+  // Its End must lead here, whatever a late lazy binding wrote.
+  KeepSlotsPointed();
   ServedStream* served = NewStream(/*compressing=*/true, *format);
   if (served == nullptr) return Z_MEM_ERROR;
   served->level = level;
@@ -265,9 +268,21 @@ int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
   return Z_OK;
 }
 
+namespace {
+
+// A stream real zlib opened: in a direction served, its opening slot may
+// have been written back by a late lazy binding (seam/slot_guard.h).
+int RealFlate(z_streamp stream, int flush, bool compressing) {
+  if (Serving(compressing)) KeepSlotsPointed();
+  return compressing ? RealZlib().deflate(stream, flush)
+                     : RealZlib().inflate(stream, flush);
+}
+
+}  // namespace
+
 int SeamDeflate(z_streamp stream, int flush) {
   ServedStream* served = Served(stream);
-  if (served == nullptr) return RealZlib().deflate(stream, flush);
+  if (served == nullptr) return RealFlate(stream, flush, /*compressing=*/true);
   if (!served->compressing) return Z_STREAM_ERROR;
   return Flate(served, stream, flush);
 }
@@ -284,6 +299,7 @@ int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
       !CoresStream(stream, version, stream_size)) {
     return RealZlib().inflate_init(stream, window_bits, version, stream_size);
   }
+  KeepSlotsPointed();
   ServedStream* served = NewStream(/*compressing=*/false, *format);
   if (served == nullptr) return Z_MEM_ERROR;
   served->window_bits = window_bits;
@@ -294,7 +310,7 @@ int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
 
 int SeamInflate(z_streamp stream, int flush) {
   ServedStream* served = Served(stream);
-  if (served == nullptr) return RealZlib().inflate(stream, flush);
+  if (served == nullptr) return RealFlate(stream, flush, /*compressing=*/false);
   if (served->compressing) return Z_STREAM_ERROR;
   return Flate(served, stream, flush);
 }

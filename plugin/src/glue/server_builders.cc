@@ -1,4 +1,4 @@
-#include "glue/built_builders.h"
+#include "glue/server_builders.h"
 
 #include <grpcpp/impl/server_builder_plugin.h>
 
@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "glue/call_config.h"
 #include "pool/held_across_fork.h"
 
 namespace pooled_gzip {
@@ -23,19 +24,23 @@ std::unordered_set<const grpc::ServerBuilder*>& Built() {
 }
 
 // One per builder, owned by it: knows its builder from BuildAndStart on,
-// and forgets it as the builder destroys the plugin.
-class BuildWatcher final : public grpc::ServerBuilderPlugin {
+// and forgets it as the builder destroys the plugin; notes the server's
+// receive limit (one with pooled_gzip.enabled=0 asked not to count).
+class ServerWatcher final : public grpc::ServerBuilderPlugin {
  public:
-  ~BuildWatcher() override {
+  ~ServerWatcher() override {
     if (builder_ == nullptr) return;
     std::lock_guard<std::mutex> lock(Mutex());
     Built().erase(builder_);
   }
-  std::string name() override { return "pooled_gzip_build_watcher"; }
+  std::string name() override { return "pooled_gzip_server_watcher"; }
   void UpdateServerBuilder(grpc::ServerBuilder* builder) override {
     builder_ = builder;
     std::lock_guard<std::mutex> lock(Mutex());
     Built().insert(builder);
+  }
+  void UpdateChannelArguments(grpc::ChannelArguments* args) override {
+    NoteReceiveLimitOf(ReadChannelConfig(args->c_channel_args()));
   }
   void InitServer(grpc::ServerInitializer* /*si*/) override {}
   void Finish(grpc::ServerInitializer* /*si*/) override {}
@@ -45,19 +50,15 @@ class BuildWatcher final : public grpc::ServerBuilderPlugin {
   const grpc::ServerBuilder* builder_ = nullptr;
 };
 
-std::unique_ptr<grpc::ServerBuilderPlugin> CreateBuildWatcher() {
-  return std::make_unique<BuildWatcher>();
+std::unique_ptr<grpc::ServerBuilderPlugin> CreateServerWatcher() {
+  return std::make_unique<ServerWatcher>();
 }
 
-// At load, before the program constructs the builders it will set up: the
-// mistake to catch is a first set-up call after BuildAndStart, so watching
-// only from the first set-up call on would miss it.
-[[maybe_unused]] const bool kWatching = [] {
-  grpc::ServerBuilder::InternalAddPluginFactory(&CreateBuildWatcher);
-  return true;
-}();
-
 }  // namespace
+
+void WatchServerBuilders() {
+  grpc::ServerBuilder::InternalAddPluginFactory(&CreateServerWatcher);
+}
 
 bool HasBuiltItsServer(const grpc::ServerBuilder& builder) {
   std::lock_guard<std::mutex> lock(Mutex());
