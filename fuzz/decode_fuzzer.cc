@@ -1,7 +1,9 @@
 // libFuzzer target: the decoder, gzip and zlib, with an output limit, fed
 // through the codec (input in pieces, output in capped chunks) or through
 // raw mode (a multi-slice grpc::ByteBuffer). Every result is checked against
-// plain zlib, so the fuzzer finds wrong answers as well as memory errors:
+// plain zlib (but a raw-mode buffer of no slices against gRPC's own decoder:
+// the empty message), so the fuzzer finds wrong answers as well as memory
+// errors:
 //
 //   input = 6 header bytes + the compressed message
 //   byte 0: bit 0 format (0 gzip, 1 zlib); bit 1 path (0 codec, 1 raw mode);
@@ -108,8 +110,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                             (size_t{header.byte(2)} << 8) | header.byte(3);
   const size_t limit =
       limit_code == kNoLimitCode ? kNoLimit : limit_code % (kMaxLimit + 1);
-  const Reference ref =
+  Reference ref =
       plain_zlib::Inflate(header.rest(), format, PastLimit(limit, 2));
+  // Raw mode reads a buffer of no slices as the empty message, as gRPC's
+  // own decoder does; plain zlib finds no stream in no bytes.
+  if ((header.byte(0) & 2) != 0 &&
+      Pieces(header.rest(), header.byte(4)).empty()) {
+    ref = Reference{Reference::Outcome::kStream, ""};
+  }
   const Result first = DecodeOnce(header, format, backend, limit);
   const bool taken_leniently = backend != Backend::kZlib &&
                                ref.outcome == Reference::Outcome::kCorrupt &&

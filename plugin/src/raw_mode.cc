@@ -46,14 +46,10 @@ absl::Status CompressBytes(absl::string_view bytes,
   return status;
 }
 
-// Inflates a buffer that is still compressed with `format`.
-absl::Status DecompressBuffer(const grpc::ByteBuffer& buffer,
+// Inflates slices that are still compressed with `format`.
+absl::Status DecompressSlices(const internal::SliceViews& views,
                               internal::Format format, size_t max_output_bytes,
                               std::string* out) {
-  grpc_byte_buffer* c_buffer = internal::CByteBuffer(buffer);
-  const internal::SliceViews views =
-      c_buffer == nullptr ? internal::SliceViews{}
-                          : internal::ViewsOf(c_buffer->data.raw.slice_buffer);
   internal::StringSink sink(out, max_output_bytes);
   const internal::InflaterKey reader = internal::ConfiguredReader(format);
   absl::Status status =
@@ -72,19 +68,23 @@ grpc_compression_algorithm ReceivedCompression(const grpc::ByteBuffer& buffer) {
 grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
                             size_t max_message_bytes) {
   out->clear();
-  const grpc_compression_algorithm algorithm = ReceivedCompression(buffer);
+  const grpc_byte_buffer* c_buffer = internal::CByteBuffer(buffer);
+  if (c_buffer == nullptr) {
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "the buffer holds no message");
+  }
+  const internal::SliceViews views =
+      internal::ViewsOf(c_buffer->data.raw.slice_buffer);
+  const grpc_compression_algorithm algorithm = c_buffer->data.raw.compression;
   if (algorithm == GRPC_COMPRESS_NONE) {
     if (buffer.Length() > max_message_bytes) {
       return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                           absl::StrCat("message of ", buffer.Length(),
                                        " bytes exceeds ", max_message_bytes));
     }
-    std::vector<grpc::Slice> slices;
-    grpc::Status status = buffer.Dump(&slices);
-    if (!status.ok()) return status;
     out->reserve(buffer.Length());
-    for (const grpc::Slice& slice : slices) {
-      out->append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    for (absl::string_view slice : views) {
+      out->append(slice.data(), slice.size());
     }
     return grpc::Status::OK;
   }
@@ -95,8 +95,10 @@ grpc::Status DecodeToString(const grpc::ByteBuffer& buffer, std::string* out,
         absl::StrCat("pooled_gzip cannot decode compression algorithm ",
                      algorithm));
   }
-  return ToGrpcStatus(
-      DecompressBuffer(buffer, *format, max_message_bytes, out));
+  // A 0-byte message comes with no slices, and gRPC's own decoder reads
+  // that as the empty message: its inflate loop never runs.
+  if (views.empty()) return grpc::Status::OK;
+  return ToGrpcStatus(DecompressSlices(views, *format, max_message_bytes, out));
 }
 
 grpc::Status DecodeMessage(const grpc::ByteBuffer& buffer,

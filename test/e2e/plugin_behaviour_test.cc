@@ -254,6 +254,17 @@ TEST(RawModeDecoder, DecodeToStringInflatesWithTheConfiguredDecoder) {
   }
 }
 
+// What raw mode's encoder cannot write it refuses, leaving `out` untouched.
+TEST(RawModeEncoder, UnknownAlgorithmOrLevelIsInvalidArgument) {
+  grpc::ByteBuffer out;
+  EXPECT_EQ(
+      EncodeBytes("message", GRPC_COMPRESS_ALGORITHMS_COUNT, &out).error_code(),
+      grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(EncodeBytes("message", GRPC_COMPRESS_GZIP, &out, 1000).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_FALSE(out.Valid());
+}
+
 TEST(PluginStepsAside, WhenTheServerCompressesByLevel) {
   EchoServiceImpl service;
   const LoopbackServer server =

@@ -42,11 +42,16 @@ inline constexpr size_t kDefaultMaxMessageBytes = 4 * 1024 * 1024;
 POOLED_GZIP_EXPORT grpc_compression_algorithm
 ReceivedCompression(const grpc::ByteBuffer& buffer);
 
-// The message bytes of `buffer`, inflated if it is still compressed.
-// INVALID_ARGUMENT for an algorithm the plugin does not know, DATA_LOSS for
-// corrupt or truncated data, RESOURCE_EXHAUSTED past `max_message_bytes`,
-// without allocating past it: `out` never gets room for more than
-// max_message_bytes + 1 bytes (room it already had is kept).
+// The message bytes of `buffer`, inflated if it is still compressed. A
+// compressed buffer of no slices, as gRPC hands over a 0-byte message, is
+// the empty message, as gRPC's own decoder reads it. Errors, `out` left
+// empty: INVALID_ARGUMENT for an algorithm the plugin does not know;
+// DATA_LOSS for corrupt or truncated data; RESOURCE_EXHAUSTED past
+// `max_message_bytes`, without allocating past it (`out` never gets room for
+// more than max_message_bytes + 1 bytes; room it already had is kept);
+// FAILED_PRECONDITION for a buffer that holds no message (default-constructed,
+// or left so by a Read that returned false), which gRPC's own readers refuse
+// too; INTERNAL if no decoder can be created.
 POOLED_GZIP_EXPORT grpc::Status DecodeToString(
     const grpc::ByteBuffer& buffer, std::string* out,
     size_t max_message_bytes = kDefaultMaxMessageBytes);
@@ -62,12 +67,15 @@ POOLED_GZIP_EXPORT grpc::Status DecodeMessage(
 // (ClientContext or ServerContext::set_compression_algorithm), or the peer
 // will read compressed bytes as the message. GRPC_COMPRESS_NONE gives a plain
 // buffer. `level` is of the configured backend (options.h); unset, the
-// configured level.
+// configured level. Errors, `out` untouched: INVALID_ARGUMENT for an
+// algorithm the plugin does not know or a level the backend does not have;
+// INTERNAL if no compressor can be created or it fails.
 POOLED_GZIP_EXPORT grpc::Status EncodeBytes(
     absl::string_view bytes, grpc_compression_algorithm algorithm,
     grpc::ByteBuffer* out, std::optional<int> level = std::nullopt);
 
-// Serializes, then as EncodeBytes.
+// Serializes, then as EncodeBytes; INTERNAL if the message does not
+// serialize.
 POOLED_GZIP_EXPORT grpc::Status EncodeMessage(
     const google::protobuf::MessageLite& message,
     grpc_compression_algorithm algorithm, grpc::ByteBuffer* out,
