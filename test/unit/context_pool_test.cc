@@ -606,6 +606,49 @@ TEST(ContextPoolTest, ContextTooLargeForTheCapEvictsNothing) {
   EXPECT_EQ(stats.in_reserve, 1u);
 }
 
+// Over a cap lowered below what is pooled, the other keys' parked contexts
+// cannot make room for a returning one: evicting them would free them for
+// nothing, so they stay and the returning context alone is turned away.
+TEST(ContextPoolTest, EvictingThatCannotMakeRoomFreesNothing) {
+  FakePool pool(Limits(10, 3 * kContextBytes));
+  {
+    FakePool::Handle a = pool.Acquire(1);
+    FakePool::Handle b = pool.Acquire(1);
+  }  // both idle in this thread's slot, out of the reserve's reach
+  ParkInOrder(pool, {{2}});
+  ASSERT_EQ(pool.Stats().pooled_bytes, 3 * kContextBytes);
+  pool.SetLimits(Limits(10, kContextBytes + kContextBytes / 2));
+
+  { FakePool::Handle handle = pool.Acquire(3); }
+  PoolCounters stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.evicted, 0u);
+  EXPECT_EQ(stats.in_reserve, 1u);
+  EXPECT_EQ(stats.pooled_bytes, 3 * kContextBytes);
+
+  // Once evicting makes room, it does, and the room the returning context
+  // does not use is claimable by the next.
+  pool.SetLimits(Limits(10, 3 * kContextBytes));
+  {
+    FakePool::Handle handle = pool.Acquire(3);
+    handle->bytes = kContextBytes / 2;
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.evicted, 1u);
+  EXPECT_EQ(stats.in_reserve, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes + kContextBytes / 2);
+  {
+    FakePool::Handle handle = pool.Acquire(4);
+    handle->bytes = kContextBytes / 2;
+  }
+  stats = pool.Stats();
+  EXPECT_EQ(stats.rejected_by_caps, 1u);
+  EXPECT_EQ(stats.evicted, 1u);
+  EXPECT_EQ(stats.pooled, 4u);
+  EXPECT_EQ(stats.pooled_bytes, 3 * kContextBytes);
+  ExpectConsistent(stats);
+}
+
 TEST(ContextPoolTest, EvictReserveIfFreesOnlyMatchingParkedContexts) {
   const int live_before = live_fake_contexts.load();
   FakePool pool;

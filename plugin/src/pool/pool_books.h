@@ -59,6 +59,15 @@ class IdleBudget {
     return true;
   }
 
+  // Claims `bytes` in place of `held` bytes claimed before, as if those were
+  // given back first: false, claiming nothing, if that would pass the cap.
+  // `held` stays claimed; the caller gives back what `bytes` does not use.
+  bool ClaimInPlaceOf(size_t held, size_t bytes) {
+    if (bytes > held) return Claim(bytes - held);
+    const uint64_t cap = max_pooled_bytes_.load(std::memory_order_relaxed);
+    return pooled_bytes_.load(std::memory_order_relaxed) - held + bytes <= cap;
+  }
+
   void Release(size_t bytes) {
     pooled_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
   }

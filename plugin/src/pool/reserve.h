@@ -74,38 +74,41 @@ class Reserve {
   // Frees contexts of keys other than `key` (freeing one of `key` to pool
   // another gains nothing), oldest first, until `bytes` can be claimed, and
   // claims them. False, freeing nothing, if they could not make the room.
+  // The contexts chosen stay parked, their bytes claimed, until the claim
+  // in their place succeeds: freed first, their room could be taken by
+  // another claimer or still fall short of a lowered cap.
   bool EvictForRoom(const Key& key, size_t bytes) {
     if (size_.load(std::memory_order_relaxed) == 0) return false;
     std::vector<Context*> unpooled;
-    bool claimed = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      size_t others_bytes = 0;
-      for (const Bucket& bucket : buckets_) {
-        if (!(bucket.key == key)) others_bytes += bucket.bytes;
+      // How many of each bucket's oldest contexts are chosen.
+      std::vector<size_t> chosen(buckets_.size(), 0);
+      size_t chosen_bytes = 0;
+      while (!books_.budget->ClaimInPlaceOf(chosen_bytes, bytes)) {
+        const size_t oldest = OldestUnchosen(key, chosen);
+        if (oldest == buckets_.size()) return false;
+        chosen_bytes += buckets_[oldest].parked[chosen[oldest]].bytes;
+        ++chosen[oldest];
       }
-      if (others_bytes + books_.budget->available() < bytes) return false;
-      while (!(claimed = books_.budget->Claim(bytes))) {
-        Bucket* oldest = nullptr;
-        for (Bucket& bucket : buckets_) {
-          if (bucket.key == key) continue;
-          if (oldest == nullptr || bucket.parked.front().sequence <
-                                       oldest->parked.front().sequence) {
-            oldest = &bucket;
-          }
+      // Backwards, as EraseBucket moves the last bucket into the erased one.
+      for (size_t i = buckets_.size(); i-- > 0;) {
+        Bucket& bucket = buckets_[i];
+        for (size_t n = 0; n < chosen[i]; ++n) {
+          const Parked parked = bucket.parked.front();
+          bucket.parked.pop_front();
+          bucket.bytes -= parked.bytes;
+          // Its claim is now the returning context's: own counters only.
+          books_.UnpoolRevoked(parked.bytes);
+          unpooled.push_back(parked.context);
         }
-        if (oldest == nullptr) break;
-        const Parked parked = oldest->parked.front();
-        oldest->parked.pop_front();
-        oldest->bytes -= parked.bytes;
-        size_.fetch_sub(1, std::memory_order_relaxed);
-        if (oldest->parked.empty()) EraseBucket(oldest);
-        books_.Unpool(parked.bytes);  // now, so that the next Claim can have it
-        unpooled.push_back(parked.context);
+        if (bucket.parked.empty()) EraseBucket(&bucket);
       }
+      size_.fetch_sub(unpooled.size(), std::memory_order_relaxed);
+      if (chosen_bytes > bytes) books_.budget->Release(chosen_bytes - bytes);
     }
     for (Context* context : unpooled) books_.Evict(context);
-    return claimed;
+    return true;
   }
 
   template <typename Pred>
@@ -167,6 +170,22 @@ class Reserve {
       if (bucket.key == key) return &bucket;
     }
     return nullptr;
+  }
+
+  // The bucket, not of `key`, whose oldest context not yet `chosen` is the
+  // oldest; buckets_.size() if none is left.
+  size_t OldestUnchosen(const Key& key, const std::vector<size_t>& chosen) {
+    size_t oldest = buckets_.size();
+    for (size_t i = 0; i < buckets_.size(); ++i) {
+      const Bucket& bucket = buckets_[i];
+      if (bucket.key == key || chosen[i] == bucket.parked.size()) continue;
+      if (oldest == buckets_.size() ||
+          bucket.parked[chosen[i]].sequence <
+              buckets_[oldest].parked[chosen[oldest]].sequence) {
+        oldest = i;
+      }
+    }
+    return oldest;
   }
 
   // Drops an empty bucket, so that scans see only keys with contexts.
