@@ -157,6 +157,12 @@ std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
   return CreateChannel(target, credentials, args);
 }
 
+void WaitForReadyWithin(grpc::ClientContext* context,
+                        std::chrono::milliseconds timeout) {
+  context->set_wait_for_ready(true);
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
+}
+
 std::string MakePayload(size_t size, uint32_t seed) {
   return payloads::Make(payloads::Kind::kWords, size, seed);
 }

@@ -5,6 +5,7 @@
 #define POOLED_GZIP_TESTING_ECHO_CLIENT_LIB_H_
 
 #include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
 
 #include <chrono>
 #include <cstdint>
@@ -30,6 +31,15 @@ const char* RpcName(Rpc rpc);
 std::shared_ptr<grpc::Channel> MakeChannel(const std::string& target, Mode mode,
                                            grpc_compression_algorithm algorithm,
                                            int level = -1);
+
+// Gives `context` a deadline `timeout` from now and wait-for-ready, for a
+// call that may be the first on its channel. A fresh channel may still be
+// connecting, or its first connection attempt may have failed; a fail-fast
+// call then fails UNAVAILABLE at once, which says nothing of what the test
+// checks. The deadline bounds the wait: a server that never answers fails
+// the call instead of hanging the test.
+void WaitForReadyWithin(grpc::ClientContext* context,
+                        std::chrono::milliseconds timeout);
 
 // Deterministic random words and spaces, `seed` varying them:
 // payloads::Make(payloads::Kind::kWords, size, seed), under the name the

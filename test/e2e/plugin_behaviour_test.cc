@@ -8,6 +8,7 @@
 #include <grpcpp/version_info.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iterator>
 #include <mutex>
@@ -213,6 +214,7 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
     auto stub = Echo::NewStub(
         MakeChannel(raw.target(), Mode::kPooled, GRPC_COMPRESS_GZIP, level));
     grpc::ClientContext context;
+    WaitForReadyWithin(&context, std::chrono::seconds(30));  // a new channel
     EchoResponse response;
     const grpc::Status status = stub->Unary(&context, request, &response);
     ASSERT_TRUE(status.ok()) << "level " << level << ": " << status.error_code()

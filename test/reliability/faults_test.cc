@@ -3,16 +3,19 @@
 // while the server compresses for them. After each, the server must still
 // serve, and once it has shut down no pooled context may be left checked out
 // (created - destroyed == pooled); LeakSanitizer checks the rest of the heap
-// in the sanitizer build.
+// in the sanitizer build. And a fault before any call: a first connection
+// attempt refused, which a call that waits for ready outlasts.
 
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -120,8 +123,8 @@ TEST_F(FaultsTest, DeadlineExpiresMidStream) {
   const EchoRequest request = BigGzipRequest(1u << 30);
   auto client = [&](bool keep_reading) {
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(1500));
+    // The first calls on the fixture's fresh channel.
+    echo::WaitForReadyWithin(&context, std::chrono::milliseconds(1500));
     auto reader = stub_->ServerStream(&context, request);
     EchoResponse response;
     int received = 0;
@@ -171,6 +174,54 @@ TEST_F(FaultsTest, AbruptClientDisconnects) {
   const PoolStats after = GetPoolStats();
   EXPECT_GT(after.created + after.reused, before.created + before.reused);
   ShutdownAndExpectNoContextOutstanding();
+}
+
+// A first call given WaitForReadyWithin outlasts a refused connection
+// attempt: it waits while the channel backs off, and the server comes up.
+TEST(WaitForReadyWithin, FirstCallOutlastsARefusedConnection) {
+  int port = 0;
+  {
+    // A port that was free a moment ago, closed again.
+    echo::RunningServer gone = echo::StartEchoServer(echo::ServerOptions{});
+    ASSERT_NE(gone.server, nullptr);
+    port = gone.port;
+    gone.server->Shutdown();
+  }
+  const std::string target = "127.0.0.1:" + std::to_string(port);
+  auto channel =
+      echo::MakeChannel(target, echo::Mode::kPooled, GRPC_COMPRESS_GZIP);
+  // Refused, the channel is in TRANSIENT_FAILURE, where a fail-fast call
+  // fails at once, until its backoff ends.
+  grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/true);
+  while (state != GRPC_CHANNEL_TRANSIENT_FAILURE) {
+    ASSERT_TRUE(channel->WaitForStateChange(
+        state, std::chrono::system_clock::now() + std::chrono::seconds(30)))
+        << "state " << state;
+    state = channel->GetState(/*try_to_connect=*/false);
+  }
+  auto stub = Echo::NewStub(channel);
+  grpc::ClientContext context;
+  echo::WaitForReadyWithin(&context, std::chrono::seconds(30));
+  EchoRequest request;
+  request.set_payload(echo::MakePayload(1024, 4));
+  EchoResponse response;
+  std::promise<grpc::Status> done;
+  stub->async()->Unary(
+      &context, &request, &response,
+      [&done](grpc::Status status) { done.set_value(std::move(status)); });
+  // Only with the call under way does a server listen on that port.
+  echo::EchoServiceImpl service;
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(target, grpc::InsecureServerCredentials(), &bound);
+  builder.RegisterService(&service);
+  const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  EXPECT_EQ(bound, port) << "the port was taken meanwhile";
+  const grpc::Status status = done.get_future().get();
+  EXPECT_TRUE(status.ok()) << status.error_code() << " "
+                           << status.error_message();
+  EXPECT_EQ(response.payload(), request.payload());
+  if (server != nullptr) server->Shutdown();
 }
 
 }  // namespace
