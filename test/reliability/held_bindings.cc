@@ -3,8 +3,12 @@
 #include <dlfcn.h>
 #include <sched.h>
 
-// Resolvers run while the dynamic linker relocates the program, before any
-// sanitizer runtime is initialised: nothing they run may be instrumented.
+// Resolvers may run while the dynamic linker relocates the program, before
+// any sanitizer runtime is initialised, and before this object itself is
+// relocated (a library bound at load, as sid's libcrypto binds zlib's
+// names, may be relocated first): nothing they run may be instrumented or
+// go through this object's own relocations, which plain calls and the
+// addresses of functions and variables of this file do not.
 #if defined(__clang__)
 #define UNINSTRUMENTED __attribute__((disable_sanitizer_instrumentation))
 #else

@@ -1,6 +1,9 @@
-// zlib's four lazily bound entry points, defined in the test program as
-// GNU indirect functions over libz's own: libgrpc's JUMP_SLOTs bind to
-// them, and the dynamic linker calls their resolver as it binds. Armed,
+// zlib's four lazily bound entry points, defined as GNU indirect functions
+// over libz's own in a library the test program links ahead of libz:
+// libgrpc's JUMP_SLOTs bind to them, and the dynamic linker calls their
+// resolver as it binds. (In the program itself, a library that binds
+// zlib's names at load, as sid's libcrypto does, would make the loader
+// refuse to start it.) Armed,
 // a resolver holds the thread that binds there until released, as a
 // thread preempted inside the binding would stay: what activation must
 // outlive (seam/slot_guard.h).

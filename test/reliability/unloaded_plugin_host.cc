@@ -52,11 +52,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<grpc::Server> server =
       consumer::StartGzipServer(&service, &port, [](grpc::ServerBuilder&) {});
   if (!Check(server != nullptr, "the host's server did not start")) return 1;
-  grpc::ChannelArguments args;
-  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  grpc::GenericStub stub(
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                grpc::InsecureChannelCredentials(), args));
+  grpc::GenericStub stub(consumer::GzipChannelTo(port));
   const std::string payload = consumer::CompressiblePayload();
   grpc::ByteBuffer response;
   const grpc::Status status = consumer::CallEcho(&stub, payload, &response);

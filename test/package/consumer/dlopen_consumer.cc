@@ -62,11 +62,7 @@ int main(int argc, char** argv) {
     std::cerr << "dlopen_consumer: no server\n";
     return 1;
   }
-  grpc::ChannelArguments args;
-  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
-  grpc::GenericStub stub(
-      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                grpc::InsecureChannelCredentials(), args));
+  grpc::GenericStub stub(consumer::GzipChannelTo(port));
 
   const std::string payload = consumer::CompressiblePayload();
   const pooled_gzip::PoolStats before = stats();

@@ -69,6 +69,14 @@ std::unique_ptr<grpc::Server> StartGzipServer(
   return builder.BuildAndStart();
 }
 
+// A plain gRPC channel to a loopback `port` that sends gzip.
+inline std::shared_ptr<grpc::Channel> GzipChannelTo(int port) {
+  grpc::ChannelArguments args;
+  args.SetCompressionAlgorithm(GRPC_COMPRESS_GZIP);
+  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
+                                   grpc::InsecureChannelCredentials(), args);
+}
+
 // A payload gzip shrinks, so that every message goes out compressed.
 inline std::string CompressiblePayload() {
   std::string payload;
