@@ -237,19 +237,36 @@ void CollectPools(std::vector<MetricFamily>& families) {
   families.push_back(std::move(limit));
 }
 
+// The state the log line reports (GetCoreCodecState, CoreCodecStatus).
+void CollectCoreCodec(std::vector<MetricFamily>& families) {
+  MetricFamily active =
+      Family("pooled_gzip_core_codec_active",
+             "1 if gRPC core compresses and decompresses through the pooled "
+             "codec, 0 if the process runs as stock gRPC in either direction "
+             "(its log line says why).",
+             MetricType::Gauge);
+  Add(active, {}, CoreCodecStatus().ok() ? 1.0 : 0.0);
+  families.push_back(std::move(active));
+  MetricFamily served =
+      Family("pooled_gzip_core_codec_served",
+             "1 if gRPC core's messages in this direction are served by the "
+             "pooled codec, 0 if gRPC's own codec makes them.",
+             MetricType::Gauge);
+  const CoreCodecState state = GetCoreCodecState();
+  Add(served, {{"direction", "compress"}},
+      state.compress == ServingState::kServed ? 1.0 : 0.0);
+  Add(served, {{"direction", "decompress"}},
+      state.decompress == ServingState::kServed ? 1.0 : 0.0);
+  families.push_back(std::move(served));
+}
+
 class Metrics final : public prometheus::Collectable {
  public:
   std::vector<MetricFamily> Collect() const override {
     std::vector<MetricFamily> families;
     CollectTraffic(families);
     CollectPools(families);
-    MetricFamily core =
-        Family("pooled_gzip_core_codec_active",
-               "1 if gRPC core compresses and decompresses through the pooled "
-               "codec, 0 if only the interceptor fallback is in use.",
-               MetricType::Gauge);
-    Add(core, {}, CoreCodecActive() ? 1.0 : 0.0);
-    families.push_back(std::move(core));
+    CollectCoreCodec(families);
     MetricFamily cpu =
         Family("pooled_gzip_process_cpu_seconds_total",
                "User and system CPU time of the whole process, to weigh "

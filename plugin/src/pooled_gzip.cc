@@ -79,6 +79,10 @@ bool InstallCoreCodec() { return internal::ActivateCoreCodec(); }
 
 bool CoreCodecActive() { return internal::IsCoreCodecActive(); }
 
+CoreCodecState GetCoreCodecState() { return internal::CurrentState(); }
+
+absl::Status CoreCodecStatus() { return internal::ActivationStatus(); }
+
 std::shared_ptr<grpc::Channel> CreateChannel(
     const std::string& target,
     const std::shared_ptr<grpc::ChannelCredentials>& creds,

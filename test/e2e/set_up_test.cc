@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "echo_client_lib.h"
 #include "echo_service.h"
 #include "log_capture.h"
@@ -158,6 +159,57 @@ TEST(SetUp, TheOptOutIsLoggedAsInformation) {
     EXPECT_EQ(severity, test_support::Severity::kInfo) << message;
   }
   EXPECT_EQ(reported, 1);
+}
+
+// A program reads what the log line says: before any set-up call, nothing
+// is installed, and the status says so.
+TEST(SetUp, StatusBeforeAnyInstallSaysNotInstalled) {
+  const absl::Status status = CoreCodecStatus();
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_NE(status.message().find("not installed"), std::string::npos)
+      << status;
+  const CoreCodecState state = GetCoreCodecState();
+  EXPECT_EQ(state.compress, ServingState::kOff);
+  EXPECT_EQ(state.decompress, ServingState::kOff);
+}
+
+TEST(SetUp, StatusIsOkOnceBothDirectionsAreServed) {
+  ASSERT_TRUE(InstallCoreCodec()) << CoreCodecStatus();
+  EXPECT_TRUE(CoreCodecStatus().ok()) << CoreCodecStatus();
+  const CoreCodecState state = GetCoreCodecState();
+  EXPECT_EQ(state.compress, ServingState::kServed);
+  EXPECT_EQ(state.decompress, ServingState::kServed);
+}
+
+// Under the opt-out the status names it and both directions, in the words
+// of the line logged.
+TEST(SetUp, StatusUnderTheOptOutNamesIt) {
+  ASSERT_EQ(setenv("POOLED_GZIP_CORE_CODEC", "0", /*overwrite=*/1), 0);
+  test_support::LogCapture::IncludeInformation();
+  std::vector<test_support::LogLine> lines;
+  {
+    test_support::LogCapture capture;
+    EXPECT_FALSE(InstallCoreCodec());
+    lines = capture.Lines();
+  }
+  const absl::Status status = CoreCodecStatus();
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  const std::string message(status.message());
+  EXPECT_NE(message.find("POOLED_GZIP_CORE_CODEC=0"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("compressing and decompressing not served"),
+            std::string::npos)
+      << message;
+  const CoreCodecState state = GetCoreCodecState();
+  EXPECT_EQ(state.compress, ServingState::kOff);
+  EXPECT_EQ(state.decompress, ServingState::kOff);
+  // The reason after the status's "not served: " is the log line's.
+  const std::string reason = message.substr(message.find(": ") + 2);
+  int logged = 0;
+  for (const auto& line : lines) {
+    if (line.message.find(reason) != std::string::npos) ++logged;
+  }
+  EXPECT_EQ(logged, 1) << reason;
 }
 
 // Activation's own message is served whatever the options: a level, a

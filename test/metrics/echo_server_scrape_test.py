@@ -76,6 +76,7 @@ GAUGES = {
     "pooled_gzip_pooled_bytes",
     "pooled_gzip_pooled_limit_bytes",
     "pooled_gzip_core_codec_active",
+    "pooled_gzip_core_codec_served",
 }
 TIMEOUT_S = 60
 
@@ -246,6 +247,12 @@ def check_load(before, after, n):
 def check_at_rest(scrape, core_codec_active):
     check(scrape.sum("pooled_gzip_core_codec_active") == core_codec_active,
           "pooled_gzip_core_codec_active disagrees with the listening line")
+    for direction in ("compress", "decompress"):
+        served = scrape.sum("pooled_gzip_core_codec_served",
+                            direction=direction)
+        check(served == core_codec_active,
+              "pooled_gzip_core_codec_served{direction=%s} is %d, active %d"
+              % (direction, served, core_codec_active))
     for pool in ("writer", "reader"):
         live = scrape.sum("pooled_gzip_contexts_live", pool=pool)
         pooled = scrape.sum("pooled_gzip_contexts_pooled", pool=pool)

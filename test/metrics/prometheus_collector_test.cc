@@ -208,5 +208,34 @@ TEST(PrometheusCollector, DecodingSeriesNameTheDecodersInUse) {
   ASSERT_TRUE(Configure(original).ok());
 }
 
+// The core codec's gauges: "active", and each direction served.
+std::map<std::string, double> CoreCodecGauges() {
+  std::map<std::string, double> gauges;
+  for (const prometheus::MetricFamily& family :
+       CreateMetricsCollectable()->Collect()) {
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      if (family.name == "pooled_gzip_core_codec_active") {
+        gauges["active"] = metric.gauge.value;
+      } else if (family.name == "pooled_gzip_core_codec_served") {
+        gauges[LabelsOf(metric).at("direction")] = metric.gauge.value;
+      }
+    }
+  }
+  return gauges;
+}
+
+// The series read the state the log line reports: nothing served before the
+// first install, each direction as GetCoreCodecState() says after it.
+TEST(PrometheusCollector, CoreCodecSeriesFollowItsState) {
+  using Gauges = std::map<std::string, double>;
+  EXPECT_EQ(CoreCodecGauges(),
+            (Gauges{{"active", 0}, {"compress", 0}, {"decompress", 0}}));
+  ASSERT_TRUE(InstallCoreCodec()) << CoreCodecStatus();
+  ASSERT_EQ(GetCoreCodecState().compress, ServingState::kServed);
+  ASSERT_EQ(GetCoreCodecState().decompress, ServingState::kServed);
+  EXPECT_EQ(CoreCodecGauges(),
+            (Gauges{{"active", 1}, {"compress", 1}, {"decompress", 1}}));
+}
+
 }  // namespace
 }  // namespace pooled_gzip

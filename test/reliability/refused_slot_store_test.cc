@@ -26,11 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "message_codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
-#include "seam/activation.h"
 #include "seam/slot_rewrite.h"
 #include "seam/zlib_seam.h"
 
@@ -116,13 +116,13 @@ TEST(RefusedSlotStore, OpeningSlotsStayZlibsAndTheProcessRunsAsStock) {
   ASSERT_TRUE(RefuseMprotectOn(relro)) << std::strerror(errno);
 
   EXPECT_FALSE(InstallCoreCodec());
-  EXPECT_TRUE(absl::StrContains(internal::CoreCodecExplanation(),
-                                "cannot all be pointed"))
-      << internal::CoreCodecExplanation();
-  EXPECT_EQ(internal::StateOf(/*compressing=*/true),
-            internal::DirectionState::kRefused);
-  EXPECT_EQ(internal::StateOf(/*compressing=*/false),
-            internal::DirectionState::kRefused);
+  const absl::Status status = CoreCodecStatus();
+  EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "cannot all be pointed"))
+      << status;
+  const CoreCodecState state = GetCoreCodecState();
+  EXPECT_EQ(state.compress, ServingState::kRefused);
+  EXPECT_EQ(state.decompress, ServingState::kRefused);
   for (const std::string& slot : SlotsLeadingHere()) {
     EXPECT_NE(slot, "deflateInit2_");
     EXPECT_NE(slot, "inflateInit2_");

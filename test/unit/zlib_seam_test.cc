@@ -63,7 +63,7 @@ constexpr size_t kPieces[] = {1 << 30, 4096, 1000, 7};
 // so this one starts before anything installs.
 TEST(ZlibSeamBeforeActivation,
      GrpcsStreamsAreZlibsUntilTheirDirectionIsServed) {
-  ASSERT_EQ(StateOf(/*compressing=*/true), DirectionState::kOff)
+  ASSERT_EQ(StateOf(/*compressing=*/true), ServingState::kOff)
       << "run in a process of its own";
   const std::string message = payloads::Make(payloads::Kind::kRecords, 8192);
   const uint64_t made = StreamsServedOnThisThread(/*compressing=*/true);

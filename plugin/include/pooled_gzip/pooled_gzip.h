@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "pooled_gzip/channel_args.h"
 #include "pooled_gzip/export.h"
 #include "pooled_gzip/options.h"
@@ -72,6 +73,29 @@ POOLED_GZIP_EXPORT void EnableOnServer(grpc::ServerBuilder& builder);
 // nothing.
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
 POOLED_GZIP_EXPORT bool CoreCodecActive();
+
+// One direction of gRPC's message codec, as the first InstallCoreCodec()
+// concluded it.
+enum class ServingState {
+  kOff,      // not installed yet, or turned off by POOLED_GZIP_CORE_CODEC=0
+  kServed,   // served by the pools, seen through gRPC's own codec
+  kRefused,  // left to gRPC's own codec, as stock; CoreCodecStatus() says why
+};
+
+struct CoreCodecState {
+  ServingState compress = ServingState::kOff;
+  ServingState decompress = ServingState::kOff;
+};
+
+// What the log line says, for a program to read: GetCoreCodecState() each
+// direction's state, CoreCodecStatus() OK when both are served (exactly
+// when CoreCodecActive()), otherwise FAILED_PRECONDITION naming the
+// directions not served and why, in the log line's words ("not installed"
+// before the first install, "turned off by POOLED_GZIP_CORE_CODEC=0" for
+// the opt-out). Neither installs anything. Thread-safe; the state is set
+// once per process, so an answer other than kOff never changes.
+POOLED_GZIP_EXPORT CoreCodecState GetCoreCodecState();
+POOLED_GZIP_EXPORT absl::Status CoreCodecStatus();
 
 }  // namespace pooled_gzip
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "codec/traffic.h"
@@ -41,20 +42,20 @@ namespace {
 
 // What activation concluded: set once per process, read by every caller.
 struct Conclusion {
-  DirectionState compress = DirectionState::kOff;
-  DirectionState decompress = DirectionState::kOff;
+  ServingState compress = ServingState::kOff;
+  ServingState decompress = ServingState::kOff;
   std::string explanation;
   LogSeverity severity = LogSeverity::kError;
   bool slots_pointed = false;  // a shared libgrpc's, read again later
   bool active() const { return served(true) && served(false); }
   bool served(bool compressing) const {
-    return (compressing ? compress : decompress) == DirectionState::kServed;
+    return (compressing ? compress : decompress) == ServingState::kServed;
   }
 };
 
 Conclusion Refused(std::string why,
                    LogSeverity severity = LogSeverity::kError) {
-  return {DirectionState::kRefused, DirectionState::kRefused, std::move(why),
+  return {ServingState::kRefused, ServingState::kRefused, std::move(why),
           severity};
 }
 
@@ -157,9 +158,9 @@ Conclusion Observe(absl::string_view how, bool linked_in) {
   }
   Conclusion conclusion;
   conclusion.compress =
-      seen.compress ? DirectionState::kServed : DirectionState::kRefused;
+      seen.compress ? ServingState::kServed : ServingState::kRefused;
   conclusion.decompress =
-      seen.decompress ? DirectionState::kServed : DirectionState::kRefused;
+      seen.decompress ? ServingState::kServed : ServingState::kRefused;
   const char* directions = seen.compress && seen.decompress ? "both ways"
                            : seen.compress                  ? "compressing only"
                            : seen.decompress ? "decompressing only"
@@ -261,7 +262,7 @@ Conclusion ServeSharedLibgrpc() {
 Conclusion Conclude() {
   if (const char* env = std::getenv("POOLED_GZIP_CORE_CODEC");
       env != nullptr && absl::string_view(env) == "0") {
-    return {DirectionState::kOff, DirectionState::kOff,
+    return {ServingState::kOff, ServingState::kOff,
             "turned off by POOLED_GZIP_CORE_CODEC=0", LogSeverity::kInfo};
   }
   if (grpc_msg_compress == nullptr || grpc_msg_decompress == nullptr) {
@@ -290,6 +291,18 @@ const char* Consequence(const Conclusion& conclusion) {
          "without pooled_gzip, received ones without a cap";
 }
 
+// What the log line and CoreCodecStatus() say after "core codec ...: ".
+std::string Described(const Conclusion& conclusion) {
+  return absl::StrCat(conclusion.explanation, "; ", Consequence(conclusion));
+}
+
+// The directions not served, for CoreCodecStatus().
+const char* NotServed(const Conclusion& conclusion) {
+  if (conclusion.served(/*compressing=*/true)) return "decompressing";
+  if (conclusion.served(/*compressing=*/false)) return "compressing";
+  return "compressing and decompressing";
+}
+
 // Published without a lock: a caller never waits for another thread that
 // concludes, since that thread may be waiting inside the dynamic loader for
 // a lock this caller holds (a constructor that sets up a channel, run
@@ -310,11 +323,10 @@ const Conclusion& Publish() {
   }
   // An error is printed at gRPC's default verbosity: the process runs, but
   // not as its set-up asked. Active, or off on purpose, is information.
-  POOLED_GZIP_LOG_AT(
-      made->severity,
-      absl::StrCat("pooled_gzip: core codec ",
-                   made->active() ? "active" : "NOT active", ": ",
-                   made->explanation, "; ", Consequence(*made)));
+  POOLED_GZIP_LOG_AT(made->severity,
+                     absl::StrCat("pooled_gzip: core codec ",
+                                  made->active() ? "active" : "NOT active",
+                                  ": ", Described(*made)));
   return *made;
 }
 
@@ -341,9 +353,9 @@ void Refresh(const Conclusion& conclusion) {
 
 }  // namespace
 
-DirectionState StateOf(bool compressing) {
+ServingState StateOf(bool compressing) {
   const Conclusion* conclusion = g_conclusion.load(std::memory_order_acquire);
-  if (conclusion == nullptr) return DirectionState::kOff;
+  if (conclusion == nullptr) return ServingState::kOff;
   return compressing ? conclusion->compress : conclusion->decompress;
 }
 
@@ -354,16 +366,32 @@ bool ActivateCoreCodec() {
   return conclusion.active();
 }
 
-bool IsCoreCodecActive() {
-  const Conclusion* conclusion = g_conclusion.load(std::memory_order_acquire);
-  if (conclusion == nullptr || !conclusion->active()) return false;
-  KeepSlotsPointed();  // what runs next is what this answers
-  return true;
-}
+bool IsCoreCodecActive() { return ActivationStatus().ok(); }
 
 std::string CoreCodecExplanation() {
   const Conclusion* conclusion = g_conclusion.load(std::memory_order_acquire);
   return conclusion == nullptr ? "not installed" : conclusion->explanation;
+}
+
+CoreCodecState CurrentState() {
+  return {StateOf(/*compressing=*/true), StateOf(/*compressing=*/false)};
+}
+
+absl::Status ActivationStatus() {
+  const Conclusion* conclusion = g_conclusion.load(std::memory_order_acquire);
+  if (conclusion == nullptr) {
+    return absl::FailedPreconditionError(
+        "core codec not installed: compressing and decompressing are gRPC's "
+        "own until CreateChannel, a server set up by EnableOnServer, or "
+        "InstallCoreCodec installs it");
+  }
+  if (!conclusion->active()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("core codec NOT active, ", NotServed(*conclusion),
+                     " not served: ", Described(*conclusion)));
+  }
+  KeepSlotsPointed();  // what runs next is what this answers
+  return absl::OkStatus();
 }
 
 }  // namespace internal

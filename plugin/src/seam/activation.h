@@ -14,15 +14,15 @@
 
 #include <string>
 
+#include "absl/status/status.h"
+#include "pooled_gzip/pooled_gzip.h"
+
 namespace pooled_gzip {
 namespace internal {
 
-// One direction: off (not installed, or turned off), served and seen, or
-// refused for the reason logged.
-enum class DirectionState { kOff, kServed, kRefused };
-
-// One atomic read; set once per process.
-DirectionState StateOf(bool compressing);
+// One direction's ServingState (pooled_gzip.h); one atomic read, set once
+// per process.
+ServingState StateOf(bool compressing);
 
 // InstallCoreCodec() of pooled_gzip.h: the first call decides and logs
 // once; every later call points the slots of objects loaded since.
@@ -35,6 +35,11 @@ bool IsCoreCodecActive();
 // What was concluded, in the log line's words; "not installed" before the
 // first install. Installs nothing.
 std::string CoreCodecExplanation();
+
+// GetCoreCodecState() and CoreCodecStatus() of pooled_gzip.h: the state the
+// log line and the emulation read. Install nothing.
+CoreCodecState CurrentState();
+absl::Status ActivationStatus();
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -65,7 +65,7 @@ thread_local bool recognizing = false;
 // concluded so, or while it observes gRPC's codec on this thread. Until
 // then gRPC's streams are real zlib's, whatever was learned.
 bool Serving(bool compressing) {
-  return recognizing || StateOf(compressing) == DirectionState::kServed;
+  return recognizing || StateOf(compressing) == ServingState::kServed;
 }
 
 bool GrpcAllocator(alloc_func zalloc, free_func zfree) {

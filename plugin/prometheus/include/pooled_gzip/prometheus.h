@@ -22,11 +22,11 @@
 namespace pooled_gzip {
 
 // The pooled_gzip_* metric families, read from GetTrafficStats(),
-// GetPoolStats(), GetOptions() and CoreCodecActive() each time they are
-// collected: no thread, no state of its own, safe to collect from any
-// thread. Exposer::RegisterCollectable (and Gateway's) hold it weakly, so
-// keep the pointer alive as long as it is registered; register it once per
-// exposer, or every family appears twice.
+// GetPoolStats(), GetOptions(), GetCoreCodecState() and CoreCodecStatus()
+// each time they are collected: no thread, no state of its own, safe to
+// collect from any thread. Exposer::RegisterCollectable (and Gateway's) hold it
+// weakly, so keep the pointer alive as long as it is registered; register it
+// once per exposer, or every family appears twice.
 POOLED_GZIP_EXPORT std::shared_ptr<prometheus::Collectable>
 CreateMetricsCollectable();
 
