@@ -3,8 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "seam/zlib_seam.h"
-
 namespace pooled_gzip::test_support {
 namespace {
 
@@ -65,9 +63,25 @@ z_stream CoresStream() {
   return zs;
 }
 
-ZlibEntryPoints RealZlib() {
-  return {&deflateInit2_, &deflate, &deflateEnd,
-          &inflateInit2_, &inflate, &inflateEnd};
+ZlibEntryPoints RealZlib() { return internal::RealZlib(); }
+
+ZlibEntryPoints Seam() {
+  ZlibEntryPoints seam;
+#define POOLED_GZIP_ZLIB_ENTRY(name, role, field, served_by, params, args) \
+  seam.field = &internal::served_by;
+#include "seam/zlib_entries.def"
+#undef POOLED_GZIP_ZLIB_ENTRY
+  return seam;
+}
+
+ZlibEntryPoints SeamFor(internal::ZlibEntryRole only) {
+  ZlibEntryPoints some = RealZlib();
+  const ZlibEntryPoints seam = Seam();
+#define POOLED_GZIP_ZLIB_ENTRY(name, role, field, served_by, params, args) \
+  if (internal::ZlibEntryRole::role == only) some.field = seam.field;
+#include "seam/zlib_entries.def"
+#undef POOLED_GZIP_ZLIB_ENTRY
+  return some;
 }
 
 std::optional<std::string> CoreCompress(

@@ -1,6 +1,6 @@
 // gRPC core's calls into zlib for one message (message_compress.cc, 1.51
 // through master, zlib_compress/zlib_decompress around zlib_body), made
-// through any set of zlib's six entry points: real zlib's, or the ones the
+// through any set of zlib's entry points: real zlib's, or the ones the
 // zlib seam serves (plugin/src/seam/zlib_seam.h). The tests compare the two
 // on core's exact call pattern.
 
@@ -15,14 +15,22 @@
 
 #include "codec/format.h"
 #include "seam/real_zlib.h"
+#include "seam/zlib_seam.h"
 
 namespace pooled_gzip::test_support {
 
-// zlib's six entry points, as the seam names them.
+// zlib's entry points that core calls (seam/zlib_entries.def).
 using ZlibEntryPoints = internal::ZlibFunctions;
 
-// This program's zlib.
+// This program's zlib, as the library reaches it.
 ZlibEntryPoints RealZlib();
+
+// The zlib seam's functions in their place.
+ZlibEntryPoints Seam();
+
+// The seam's functions for the entry points of `role`, real zlib's for the
+// others: libgrpc's calls once activation has pointed only those slots.
+ZlibEntryPoints SeamFor(internal::ZlibEntryRole role);
 
 // What core does with a message in `slices`: a stream opened with core's
 // parameters and an allocator of its own (core's is gpr's), each slice given

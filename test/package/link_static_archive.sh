@@ -17,8 +17,10 @@ protoc -I "$source_dir/proto" --cpp_out=. --grpc_out=. \
   --plugin=protoc-gen-grpc="$(command -v grpc_cpp_plugin)" \
   "$source_dir/proto/echo.proto"
 routing=()
-for symbol in deflateInit2_ deflate deflateEnd inflateInit2_ inflate \
-    inflateEnd; do
+# An assignment, whose failure set -e sees.
+names=$("$source_dir/scripts/zlib_entry_names.sh")
+mapfile -t symbols <<< "$names"
+for symbol in "${symbols[@]}"; do
   routing+=("-Wl,--wrap=$symbol" "-Wl,--undefined=__wrap_$symbol")
 done
 # What gRPC's archives need: the modules and libraries its .pc files name,

@@ -89,8 +89,8 @@ bool RefuseMprotectOn(const Pages& pages) {
          prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
 }
 
-// The slots of libgrpc's six zlib imports that lead to the emulation.
-std::vector<std::string> SlotsLeadingHere() {
+// The entry points whose slots in libgrpc lead to the emulation.
+std::vector<internal::ZlibEntry> SlotsLeadingHere() {
   std::vector<internal::SlotTarget> targets;
   for (const internal::ZlibEntry& entry : internal::ZlibEntries()) {
     targets.push_back({entry.name, entry.served, entry.zlib});
@@ -98,11 +98,11 @@ std::vector<std::string> SlotsLeadingHere() {
   const internal::SlotReport report = internal::InspectSlots(
       targets, reinterpret_cast<const void*>(&InstallCoreCodec),
       reinterpret_cast<const void*>(&grpc_init));
-  std::vector<std::string> here;
+  std::vector<internal::ZlibEntry> here;
   for (const internal::ZlibEntry& entry : internal::ZlibEntries()) {
     if (absl::StrContains(report.detail,
                           std::string(entry.name) + "->pooled_gzip")) {
-      here.push_back(entry.name);
+      here.push_back(entry);
     }
   }
   return here;
@@ -123,9 +123,8 @@ TEST(RefusedSlotStore, OpeningSlotsStayZlibsAndTheProcessRunsAsStock) {
   const CoreCodecState state = GetCoreCodecState();
   EXPECT_EQ(state.compress, ServingState::kRefused);
   EXPECT_EQ(state.decompress, ServingState::kRefused);
-  for (const std::string& slot : SlotsLeadingHere()) {
-    EXPECT_NE(slot, "deflateInit2_");
-    EXPECT_NE(slot, "inflateInit2_");
+  for (const internal::ZlibEntry& slot : SlotsLeadingHere()) {
+    EXPECT_NE(slot.role, internal::ZlibEntryRole::kOpening) << slot.name;
   }
 
   // gRPC's own codec, on real zlib: both formats, both ways.

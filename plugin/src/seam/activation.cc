@@ -81,10 +81,11 @@ const void* GrpcAddress() { return reinterpret_cast<const void*>(&grpc_init); }
 // gRPC linked into the same object as this library (a static gRPC).
 bool GrpcLinkedIn() { return SameLoadedObject(GrpcAddress(), OwnAddress()); }
 
-std::vector<SlotTarget> ZlibTargets(size_t begin, size_t end) {
+// The slots of the entry points in `role`, or of all of them.
+std::vector<SlotTarget> ZlibTargets(std::optional<ZlibEntryRole> role) {
   std::vector<SlotTarget> targets;
-  for (size_t i = begin; i < end; ++i) {
-    const ZlibEntry& entry = ZlibEntries()[i];
+  for (const ZlibEntry& entry : ZlibEntries()) {
+    if (role && entry.role != *role) continue;
     targets.push_back({entry.name, entry.served, entry.zlib});
   }
   return targets;
@@ -93,16 +94,15 @@ std::vector<SlotTarget> ZlibTargets(size_t begin, size_t end) {
 // LoadedObjectsGeneration() read before the slots were last pointed.
 std::atomic<uint64_t> g_pointed_generation{0};
 
-// libgrpc's four passing slots first, then, only once every one of them
-// leads here, the two that open served streams: a served stream must never
-// meet one of real zlib's functions.
+// libgrpc's passing slots first, then, only once every one of them leads
+// here, the ones that open served streams: a served stream must never meet
+// one of real zlib's functions.
 SlotReport PointEverySlot() {
   g_pointed_generation.store(LoadedObjectsGeneration(),
                              std::memory_order_relaxed);
-  SlotReport slots =
-      PointSlots(ZlibTargets(0, kPassingEntries), OwnAddress(), GrpcAddress());
-  const std::vector<SlotTarget> opening =
-      ZlibTargets(kPassingEntries, ZlibEntries().size());
+  SlotReport slots = PointSlots(ZlibTargets(ZlibEntryRole::kPassing),
+                                OwnAddress(), GrpcAddress());
+  const std::vector<SlotTarget> opening = ZlibTargets(ZlibEntryRole::kOpening);
   slots.Add(slots.AllToUs()
                 ? PointSlots(opening, OwnAddress(), GrpcAddress())
                 : InspectSlots(opening, OwnAddress(), GrpcAddress()));
@@ -231,8 +231,8 @@ Conclusion ServeSharedLibgrpc() {
         "this architecture's relocation types are not known to "
         "pooled_gzip (x86-64 and aarch64 only)");
   }
-  const SlotReport found = InspectSlots(ZlibTargets(0, ZlibEntries().size()),
-                                        OwnAddress(), GrpcAddress());
+  const SlotReport found =
+      InspectSlots(ZlibTargets(std::nullopt), OwnAddress(), GrpcAddress());
   if (found.total == 0) {
     return Refused(
         "the loaded libgrpc does not import zlib's entry points (zlib is "

@@ -2,27 +2,7 @@
 
 #include "seam/zlib_seam.h"
 
-int __wrap_deflateInit2_(z_streamp stream, int level, int method,
-                         int window_bits, int mem_level, int strategy,
-                         const char* version, int stream_size) {
-  return pooled_gzip::internal::SeamDeflateInit2(
-      stream, level, method, window_bits, mem_level, strategy, version,
-      stream_size);
-}
-int __wrap_deflate(z_streamp stream, int flush) {
-  return pooled_gzip::internal::SeamDeflate(stream, flush);
-}
-int __wrap_deflateEnd(z_streamp stream) {
-  return pooled_gzip::internal::SeamDeflateEnd(stream);
-}
-int __wrap_inflateInit2_(z_streamp stream, int window_bits, const char* version,
-                         int stream_size) {
-  return pooled_gzip::internal::SeamInflateInit2(stream, window_bits, version,
-                                                 stream_size);
-}
-int __wrap_inflate(z_streamp stream, int flush) {
-  return pooled_gzip::internal::SeamInflate(stream, flush);
-}
-int __wrap_inflateEnd(z_streamp stream) {
-  return pooled_gzip::internal::SeamInflateEnd(stream);
-}
+#define POOLED_GZIP_ZLIB_ENTRY(name, role, field, served_by, params, args) \
+  int __wrap_##name params { return pooled_gzip::internal::served_by args; }
+#include "seam/zlib_entries.def"
+#undef POOLED_GZIP_ZLIB_ENTRY

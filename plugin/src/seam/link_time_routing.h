@@ -1,9 +1,10 @@
 // Link-time routing: how a statically linked gRPC's messages reach
 // pooled-gzip. Linked with the static flavour's pooled_gzip::pooled_gzip
-// (or its pooled_gzip.pc), the program's link editor applies --wrap to
-// zlib's six entry points (seam/zlib_seam.h), whatever the link order, and
-// nothing is written at run time: every call of the program to them lands
-// in __wrap_<name>, defined here, and __real_<name> is zlib's
+// (or its pooled_gzip.pc), the program's link editor applies --wrap to the
+// zlib entry points that gRPC's codec calls (seam/zlib_entries.def),
+// whatever the link order, and nothing is written at run time: every call
+// of the program to them lands in __wrap_<name>, defined here, and
+// __real_<name> is zlib's
 // (seam/real_zlib.h). gRPC's message codec is the only caller in gRPC's
 // archives, and it reaches zlib's archive or libz.so, which are not LTO
 // objects, so --wrap applies even to a gRPC built with -flto. Activation
@@ -24,19 +25,12 @@
 
 #include <zlib.h>
 
-#define POOLED_GZIP_WRAPPER extern "C" __attribute__((visibility("default")))
-
-POOLED_GZIP_WRAPPER int __wrap_deflateInit2_(z_streamp stream, int level,
-                                             int method, int window_bits,
-                                             int mem_level, int strategy,
-                                             const char* version,
-                                             int stream_size);
-POOLED_GZIP_WRAPPER int __wrap_deflate(z_streamp stream, int flush);
-POOLED_GZIP_WRAPPER int __wrap_deflateEnd(z_streamp stream);
-POOLED_GZIP_WRAPPER int __wrap_inflateInit2_(z_streamp stream, int window_bits,
-                                             const char* version,
-                                             int stream_size);
-POOLED_GZIP_WRAPPER int __wrap_inflate(z_streamp stream, int flush);
-POOLED_GZIP_WRAPPER int __wrap_inflateEnd(z_streamp stream);
+// __wrap_<name> for every entry point of seam/zlib_entries.def, of zlib's
+// type, calling the seam's function.
+#define POOLED_GZIP_ZLIB_ENTRY(name, role, field, served_by, params, args) \
+  extern "C"                                                               \
+      __attribute__((visibility("default"))) decltype(::name) __wrap_##name;
+#include "seam/zlib_entries.def"
+#undef POOLED_GZIP_ZLIB_ENTRY
 
 #endif  // POOLED_GZIP_SRC_SEAM_LINK_TIME_ROUTING_H_

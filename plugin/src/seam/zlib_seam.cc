@@ -9,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -320,23 +322,24 @@ int SeamInflateEnd(z_streamp stream) {
   return End(stream, /*compressing=*/false);
 }
 
-const std::array<ZlibEntry, 6>& ZlibEntries() {
-  const ZlibFunctions& zlib = RealZlib();
-  static const std::array<ZlibEntry, 6> entries = {{
-      {"deflate", reinterpret_cast<void*>(&SeamDeflate),
-       reinterpret_cast<const void*>(zlib.deflate)},
-      {"inflate", reinterpret_cast<void*>(&SeamInflate),
-       reinterpret_cast<const void*>(zlib.inflate)},
-      {"deflateEnd", reinterpret_cast<void*>(&SeamDeflateEnd),
-       reinterpret_cast<const void*>(zlib.deflate_end)},
-      {"inflateEnd", reinterpret_cast<void*>(&SeamInflateEnd),
-       reinterpret_cast<const void*>(zlib.inflate_end)},
-      {"deflateInit2_", reinterpret_cast<void*>(&SeamDeflateInit2),
-       reinterpret_cast<const void*>(zlib.deflate_init)},
-      {"inflateInit2_", reinterpret_cast<void*>(&SeamInflateInit2),
-       reinterpret_cast<const void*>(zlib.inflate_init)},
-  }};
-  return entries;
+// Each seam function has its zlib function's type.
+#define POOLED_GZIP_ZLIB_ENTRY(name, role, field, served_by, params, args) \
+  static_assert(std::is_same_v<decltype(served_by), decltype(::name)>);
+#include "seam/zlib_entries.def"
+#undef POOLED_GZIP_ZLIB_ENTRY
+
+absl::Span<const ZlibEntry> ZlibEntries() {
+  static const std::vector<ZlibEntry>* const entries = [] {
+    const ZlibFunctions& zlib = RealZlib();
+    return new std::vector<ZlibEntry>{
+#define POOLED_GZIP_ZLIB_ENTRY(name, role, field, served_by, params, args) \
+  {#name, ZlibEntryRole::role, reinterpret_cast<void*>(&served_by),        \
+   reinterpret_cast<const void*>(zlib.field)},
+#include "seam/zlib_entries.def"
+#undef POOLED_GZIP_ZLIB_ENTRY
+    };
+  }();
+  return *entries;
 }
 
 void ServeStreamsAllocatedBy(alloc_func zalloc, free_func zfree) {

@@ -38,9 +38,9 @@
 
 #include <zlib.h>
 
-#include <array>
-#include <cstddef>
 #include <cstdint>
+
+#include "absl/types/span.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -55,19 +55,21 @@ int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
 int SeamInflate(z_streamp stream, int flush);
 int SeamInflateEnd(z_streamp stream);
 
+// Whether an entry point passes real zlib's streams on, or opens streams
+// the seam may serve (seam/zlib_entries.def says why the order matters).
+enum class ZlibEntryRole { kPassing, kOpening };
+
 // One of zlib's entry points, the function above that serves it, and
 // zlib's own as this library reaches it.
 struct ZlibEntry {
   const char* name;
+  ZlibEntryRole role;
   void* served;
   const void* zlib;
 };
 
-// The six, in the order their slots are pointed: the kPassingEntries that
-// pass real zlib's streams on first, the two that open served streams last,
-// so that no served stream ever reaches one of real zlib's functions.
-inline constexpr size_t kPassingEntries = 4;
-const std::array<ZlibEntry, 6>& ZlibEntries();
+// Every row of seam/zlib_entries.def, in its order.
+absl::Span<const ZlibEntry> ZlibEntries();
 
 // Serves the streams that core's parameters open with this allocator from
 // now on (a few allocators at most; more are ignored). Tests name their
