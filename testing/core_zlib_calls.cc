@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "codec/core_zlib_parameters.h"
+
 namespace pooled_gzip::test_support {
 namespace {
-
-constexpr size_t kOutputBlock = 1024;  // core's OUTPUT_BLOCK_SIZE
 
 // Core sets gpr's allocator on every stream; these stand for it.
 void* Allocate(void* /*opaque*/, unsigned items, unsigned size) {
@@ -14,18 +14,14 @@ void* Allocate(void* /*opaque*/, unsigned items, unsigned size) {
 }
 void Free(void* /*opaque*/, void* address) { std::free(address); }
 
-int WindowBitsOf(internal::Format format) {
-  return format == internal::Format::kGzip ? MAX_WBITS + 16 : MAX_WBITS;
-}
-
 // zlib_body: the output blocks joined, or nullopt where core fails.
 std::optional<std::string> Body(z_stream* zs,
                                 const std::vector<std::string>& slices,
                                 int (*flate)(z_streamp, int)) {
   std::string output;
-  std::string block(kOutputBlock, '\0');
+  std::string block(internal::kCoreOutputBlockBytes, '\0');
   int result = Z_STREAM_END;  // no slices: core's loop never runs
-  zs->avail_out = kOutputBlock;
+  zs->avail_out = internal::kCoreOutputBlockBytes;
   zs->next_out = reinterpret_cast<Bytef*>(block.data());
   for (size_t i = 0; i < slices.size(); ++i) {
     const int flush = i + 1 == slices.size() ? Z_FINISH : Z_NO_FLUSH;
@@ -34,7 +30,7 @@ std::optional<std::string> Body(z_stream* zs,
     do {
       if (zs->avail_out == 0) {
         output += block;
-        zs->avail_out = kOutputBlock;
+        zs->avail_out = internal::kCoreOutputBlockBytes;
         zs->next_out = reinterpret_cast<Bytef*>(block.data());
       }
       result = flate(zs, flush);
@@ -43,7 +39,7 @@ std::optional<std::string> Body(z_stream* zs,
     if (zs->avail_in != 0) return std::nullopt;
   }
   if (result != Z_STREAM_END) return std::nullopt;
-  output.append(block.data(), kOutputBlock - zs->avail_out);
+  output.append(block.data(), internal::kCoreOutputBlockBytes - zs->avail_out);
   return output;
 }
 
@@ -88,9 +84,10 @@ std::optional<std::string> CoreCompress(
     const ZlibEntryPoints& zlib, internal::Format format,
     const std::vector<std::string>& slices) {
   z_stream zs = CoresStream();
-  if (zlib.deflate_init(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED,
-                        WindowBitsOf(format), 8, Z_DEFAULT_STRATEGY,
-                        ZLIB_VERSION, sizeof(z_stream)) != Z_OK) {
+  if (zlib.deflate_init(&zs, internal::kCoreLevel, internal::kCoreMethod,
+                        internal::WindowBitsOf(format), internal::kCoreMemLevel,
+                        internal::kCoreStrategy, ZLIB_VERSION,
+                        sizeof(z_stream)) != Z_OK) {
     return std::nullopt;  // core asserts
   }
   std::optional<std::string> output = Body(&zs, slices, zlib.deflate);
@@ -102,7 +99,7 @@ std::optional<std::string> CoreDecompress(
     const ZlibEntryPoints& zlib, internal::Format format,
     const std::vector<std::string>& slices) {
   z_stream zs = CoresStream();
-  if (zlib.inflate_init(&zs, WindowBitsOf(format), ZLIB_VERSION,
+  if (zlib.inflate_init(&zs, internal::WindowBitsOf(format), ZLIB_VERSION,
                         sizeof(z_stream)) != Z_OK) {
     return std::nullopt;
   }

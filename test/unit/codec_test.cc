@@ -18,7 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "checking_sink.h"
-#include "codec/zlib_backend.h"
+#include "codec/core_zlib_parameters.h"
 #include "gtest/gtest.h"
 #include "plain_zlib.h"
 #include "pooled_gzip/pool_stats.h"
@@ -626,8 +626,20 @@ TEST(CodecMiscTest, PresetDictionaryIsDataLoss) {
 TEST(CodecMiscTest, FormatNames) {
   EXPECT_EQ(FormatName(Format::kGzip), "gzip");
   EXPECT_EQ(FormatName(Format::kZlib), "deflate");
-  EXPECT_EQ(internal::ZlibWindowBits(Format::kGzip), 31);
-  EXPECT_EQ(internal::ZlibWindowBits(Format::kZlib), 15);
+}
+
+// Core's windowBits (message_compress.cc): 15 + 16 for gzip, 15 for the
+// zlib format, and no other that the seam would take for core's.
+TEST(CodecMiscTest, CoreWindowBitsNameTheFormat) {
+  EXPECT_EQ(internal::WindowBitsOf(Format::kGzip), 31);
+  EXPECT_EQ(internal::WindowBitsOf(Format::kZlib), 15);
+  for (Format format : {Format::kGzip, Format::kZlib}) {
+    EXPECT_EQ(internal::FormatOfWindowBits(internal::WindowBitsOf(format)),
+              format);
+  }
+  for (int other : {-15, 0, 8, 14, 47}) {
+    EXPECT_EQ(internal::FormatOfWindowBits(other), std::nullopt) << other;
+  }
 }
 
 TEST(CodecMiscTest, ZeroByteCapPoolsNothing) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "codec/core_zlib_parameters.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
 
@@ -63,9 +64,10 @@ class ZlibDeflater final : public Deflater {
   ~ZlibDeflater() override { deflateEnd(&state_.stream); }
 
   bool Init() {
-    // memLevel 8 and the default strategy match gRPC core's own deflate.
-    return deflateInit2(&state_.stream, level_, Z_DEFLATED,
-                        ZlibWindowBits(format_), 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    // Core's parameters but the level: at level 6 the bytes are core's.
+    return deflateInit2(&state_.stream, level_, kCoreMethod,
+                        WindowBitsOf(format_), kCoreMemLevel,
+                        kCoreStrategy) == Z_OK;
   }
 
   absl::Status Deflate(Pieces input, size_t max_output_bytes,
@@ -116,7 +118,7 @@ class ZlibInflater final : public Inflater {
   ~ZlibInflater() override { inflateEnd(&state_.stream); }
 
   bool Init() {
-    return inflateInit2(&state_.stream, ZlibWindowBits(format_)) == Z_OK;
+    return inflateInit2(&state_.stream, WindowBitsOf(format_)) == Z_OK;
   }
 
   absl::Status Inflate(Pieces input, size_t max_output_bytes,
@@ -179,10 +181,6 @@ class ZlibInflater final : public Inflater {
 };
 
 }  // namespace
-
-int ZlibWindowBits(Format format) {
-  return format == Format::kGzip ? 15 + 16 : 15;
-}
 
 constexpr BackendMaker kZlibMaker = MakerFor<ZlibDeflater, ZlibInflater>();
 

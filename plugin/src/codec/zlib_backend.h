@@ -1,5 +1,6 @@
 // The zlib backend: the reference implementation, and at level 6 the
-// exact bytes gRPC core produces (same windowBits, memLevel and strategy).
+// exact bytes gRPC core produces (core's parameters,
+// codec/core_zlib_parameters.h).
 
 #ifndef POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_ZLIB_BACKEND_H_
@@ -10,9 +11,6 @@ namespace pooled_gzip {
 namespace internal {
 
 extern const BackendMaker kZlibMaker;
-
-// 15 (a 32 KiB window, as gRPC core's), plus 16 for the gzip wrapper.
-int ZlibWindowBits(Format format);
 
 }  // namespace internal
 }  // namespace pooled_gzip

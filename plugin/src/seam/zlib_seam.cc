@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "codec/codec.h"
 #include "codec/contiguous_input.h"
+#include "codec/core_zlib_parameters.h"
 #include "codec/format.h"
 #include "codec/settings.h"
 #include "glue/codec_log.h"
@@ -37,13 +38,6 @@ ServedStream* Served(z_streamp stream) {
   if (stream == nullptr || stream->state == nullptr) return nullptr;
   auto* served = reinterpret_cast<ServedStream*>(stream->state);
   return served->magic == kServedMagic ? served : nullptr;
-}
-
-// The format a windowBits of core's asks for: 15 zlib, 31 gzip.
-std::optional<Format> CoreFormat(int window_bits) {
-  if (window_bits == MAX_WBITS) return Format::kZlib;
-  if (window_bits == MAX_WBITS + 16) return Format::kGzip;
-  return std::nullopt;
 }
 
 // gRPC's own streams, told apart from any other zlib user's by the
@@ -250,9 +244,9 @@ int End(z_streamp stream, bool compressing) {
 int SeamDeflateInit2(z_streamp stream, int level, int method, int window_bits,
                      int mem_level, int strategy, const char* version,
                      int stream_size) {
-  const std::optional<Format> format = CoreFormat(window_bits);
-  if (!format || level != Z_DEFAULT_COMPRESSION || method != Z_DEFLATED ||
-      mem_level != 8 || strategy != Z_DEFAULT_STRATEGY ||
+  const std::optional<Format> format = FormatOfWindowBits(window_bits);
+  if (!format || level != kCoreLevel || method != kCoreMethod ||
+      mem_level != kCoreMemLevel || strategy != kCoreStrategy ||
       !Serving(/*compressing=*/true) ||
       !CoresStream(stream, version, stream_size)) {
     return RealZlib().deflate_init(stream, level, method, window_bits,
@@ -296,7 +290,7 @@ int SeamDeflateEnd(z_streamp stream) {
 
 int SeamInflateInit2(z_streamp stream, int window_bits, const char* version,
                      int stream_size) {
-  const std::optional<Format> format = CoreFormat(window_bits);
+  const std::optional<Format> format = FormatOfWindowBits(window_bits);
   if (!format || !Serving(/*compressing=*/false) ||
       !CoresStream(stream, version, stream_size)) {
     return RealZlib().inflate_init(stream, window_bits, version, stream_size);

@@ -12,13 +12,13 @@
 //
 // Each function keeps zlib's contract for any caller:
 // - A stream opened with core's parameters (Z_DEFAULT_COMPRESSION,
-//   Z_DEFLATED, windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY) and
-//   gRPC's allocator (gpr's, learned while activation watches gRPC's own
-//   codec), in a direction activation has seen served, is served: its
-//   input is taken (copied, as zlib lets a caller reuse what it consumed)
-//   until Z_FINISH; then one codec call makes the whole stream, or
-//   inflates the whole message, with the configured backend, the pools,
-//   the cap and the traffic statistics (codec/codec.h); the result is
+//   Z_DEFLATED, windowBits 15 or 31, memLevel 8, Z_DEFAULT_STRATEGY:
+//   codec/core_zlib_parameters.h) and gRPC's allocator (gpr's, learned while
+//   activation watches gRPC's own codec), in a direction activation has seen
+//   served, is served: its input is taken (copied, as zlib lets a caller reuse
+//   what it consumed) until Z_FINISH; then one codec call makes the whole
+//   stream, or inflates the whole message, with the configured backend, the
+//   pools, the cap and the traffic statistics (codec/codec.h); the result is
 //   handed out over as many calls as the caller's output room needs.
 // - Any other stream is real zlib's from the start (its caller may rely on
 //   output before Z_FINISH), and so is a served stream from its first
