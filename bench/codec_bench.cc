@@ -54,6 +54,7 @@
 #include "absl/strings/string_view.h"
 #include "alloc_counter.h"
 #include "codec/backend.h"
+#include "codec/backend_table.h"
 #include "codec/codec.h"
 #include "codec/settings.h"
 #include "codec_paths.h"
@@ -213,11 +214,9 @@ std::vector<Impl> CompressImpls(payloads::Kind kind, size_t size) {
 // every default encoder in both formats, then what the default setups
 // do with what they receive (the library's gzip decoder), sliced and cold.
 std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
-  const Backend decoders[] = {Backend::kZlib, Backend::kLibdeflate,
-                              Backend::kIsal};
   std::vector<Impl> impls = {StockImpl()};
   if (!IsDetailCell(kind, size)) {
-    for (Backend decoder : decoders) {
+    for (Backend decoder : pooled_gzip::internal::kAllBackends) {
       impls.push_back(DecompressImpl(decoder, kZlib6));
     }
     impls.push_back(DecompressImpl(Backend::kLibdeflate, kLibdeflate6));
@@ -226,7 +225,7 @@ std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
   }
   for (Format format : {Format::kGzip, Format::kZlib}) {
     for (const Encoder& encoder : {kZlib6, kLibdeflate6, kIsal1}) {
-      for (Backend decoder : decoders) {
+      for (Backend decoder : pooled_gzip::internal::kAllBackends) {
         impls.push_back(DecompressImpl(decoder, encoder, format));
       }
     }

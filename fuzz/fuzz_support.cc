@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "codec/backend_table.h"
 #include "glue/byte_buffer_access.h"
 
 namespace pooled_gzip::fuzz {
@@ -25,9 +26,7 @@ Header::Header(const uint8_t* data, size_t size, size_t header_bytes) {
 }
 
 Backend BackendOf(uint8_t bits) {
-  static constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
-                                          Backend::kIsal};
-  return kBackends[bits % 3];
+  return internal::kAllBackends[bits % internal::kBackendCount];
 }
 
 std::vector<absl::string_view> Pieces(absl::string_view data, uint8_t size) {

@@ -1,26 +1,22 @@
 #include "pooled_gzip/options.h"
 
+#include <cstddef>
+#include <optional>
+
 #include "absl/strings/match.h"
+#include "codec/backend_table.h"
 #include "codec/settings.h"
 
 namespace pooled_gzip {
 
 absl::string_view BackendName(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return "zlib";
-    case Backend::kLibdeflate:
-      return "libdeflate";
-    case Backend::kIsal:
-      return "isal";
-  }
-  return "unknown";
+  const std::optional<size_t> row = internal::RowIndexOf(backend);
+  return row ? internal::kBackendRows[*row].name : "unknown";
 }
 
 std::optional<Backend> ParseBackend(absl::string_view name) {
-  for (Backend backend :
-       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
-    if (absl::EqualsIgnoreCase(name, BackendName(backend))) return backend;
+  for (const internal::BackendRow& row : internal::kBackendRows) {
+    if (absl::EqualsIgnoreCase(name, row.name)) return row.backend;
   }
   return std::nullopt;
 }

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "codec/backend_table.h"
 #include "codec/format.h"
 #include "codec/pools.h"
 #include "codec/traffic.h"
@@ -51,19 +52,18 @@ std::string ToString(const PoolStats& stats) {
 
 std::vector<TrafficStats> GetTrafficStats() {
   using internal::Format;
-  using internal::kBackends;
   using internal::Traffic;
   using internal::TrafficOf;
   std::vector<TrafficStats> rows;
   for (bool compressing : {true, false}) {
     for (Format format : {Format::kGzip, Format::kZlib}) {
-      for (int b = 0; b < kBackends; ++b) {
-        const Backend backend = static_cast<Backend>(b);
-        const Traffic& traffic = TrafficOf(compressing, format, backend);
+      for (const internal::BackendRow& backend_row : internal::kBackendRows) {
+        const Traffic& traffic =
+            TrafficOf(compressing, format, backend_row.backend);
         TrafficStats row;
         row.compressing = compressing;
         row.algorithm = std::string(internal::FormatName(format));
-        row.backend = std::string(BackendName(backend));
+        row.backend = std::string(backend_row.name);
         row.messages = traffic.messages.load(std::memory_order_relaxed);
         row.bytes_in = traffic.bytes_in.load(std::memory_order_relaxed);
         row.bytes_out = traffic.bytes_out.load(std::memory_order_relaxed);

@@ -29,6 +29,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "checking_sink.h"
+#include "codec/backend_table.h"
 #include "codec/codec.h"
 #include "codec/isal_backend.h"
 #include "codec/libdeflate_backend.h"
@@ -55,8 +56,6 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * 1024;
 constexpr size_t kNoLimit = std::numeric_limits<size_t>::max();
 
-constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
-                                 Backend::kIsal};
 constexpr Format kFormats[] = {Format::kGzip, Format::kZlib};
 
 using payloads::RandomBytes;
@@ -368,7 +367,7 @@ std::string RoundTripName(const testing::TestParamInfo<RoundTripParam>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BackendRoundTripTest,
-                         testing::Combine(testing::ValuesIn(kBackends),
+                         testing::Combine(testing::ValuesIn(kAllBackends),
                                           testing::ValuesIn(kFormats),
                                           testing::Values(0, 1, 2)),
                          RoundTripName);
@@ -376,7 +375,7 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, BackendRoundTripTest,
 // The largest size at the default level only, to keep the run short.
 TEST(BackendLargeTest, FourMiB) {
   const std::string text = TextLike(4 * kMiB, 8);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     for (Format format : kFormats) {
       for (Slicing slicing : {Slicing::kWhole, Slicing::kRandomCuts}) {
         SCOPED_TRACE(absl::StrCat(BackendName(backend), " ", FormatName(format),
@@ -403,7 +402,7 @@ TEST(BackendLargeTest, FourMiB) {
 // Every level, not just the ends, on two sizes.
 TEST(BackendLevelsTest, EveryLevelRoundTrips) {
   const std::string text = TextLike(100 * kKiB, 12);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     const LevelRange range = LevelsOf(backend);
     for (int level = range.min; level <= range.max; ++level) {
       for (Format format : kFormats) {
@@ -434,7 +433,7 @@ TEST(BackendLevelsTest, LevelsAreResolvedPerBackend) {
   EXPECT_EQ(*ResolveLevel(Backend::kIsal, kDefaultLevel), 1);
   EXPECT_EQ(*ResolveLevel(Backend::kLibdeflate, 12), 12);
   EXPECT_EQ(*ResolveLevel(Backend::kIsal, 3), 3);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     const LevelRange range = LevelsOf(backend);
     for (int bad : {range.min - 2, range.max + 1, 100}) {
       EXPECT_EQ(ResolveLevel(backend, bad).status().code(),
@@ -453,7 +452,7 @@ TEST(BackendLevelsTest, LevelsAreResolvedPerBackend) {
 TEST(BackendLevelsTest, HigherLevelsAreNotLarger) {
   // A level must reach the library: its extremes give different sizes.
   const std::string text = TextLike(256 * kKiB, 13);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     const LevelRange range = LevelsOf(backend);
     const size_t low =
         Compressed(backend, Format::kGzip, range.min, text).size();
@@ -493,7 +492,7 @@ TEST(CrossDecodeTest, EveryBackendReadsEveryProducer) {
             producer.plain_zlib
                 ? plain_zlib::Deflate(data, format, producer.level)
                 : Compressed(producer.backend, format, producer.level, data);
-        for (Backend reader : kBackends) {
+        for (Backend reader : kAllBackends) {
           for (Slicing slicing : {Slicing::kWhole, Slicing::kRandomCuts}) {
             const Answer got = DecompressWith(
                 reader, format, Slice(compressed, slicing), data.size());
@@ -537,7 +536,7 @@ TEST(CrossDecodeTest, GzipHeaderFields) {
     const std::string compressed = plain_zlib::Deflate(
         data, Format::kGzip, {6, Z_DEFAULT_STRATEGY, &header, {}});
     ASSERT_NE(compressed[3], 0) << "the header has no optional field";
-    for (Backend reader : kBackends) {
+    for (Backend reader : kAllBackends) {
       for (Slicing slicing :
            {Slicing::kWhole, Slicing::kBytes, Slicing::kWithEmpty}) {
         const Answer got = DecompressWith(
@@ -554,7 +553,7 @@ TEST(CrossDecodeTest, GzipHeaderFields) {
       std::string bad = compressed;
       bad[10] = static_cast<char>(bad[10] ^ 1);
       ExpectSameAsZlib(Format::kGzip, {bad}, kNoLimit, "bad header CRC");
-      for (Backend reader : kBackends) {
+      for (Backend reader : kAllBackends) {
         EXPECT_EQ(DecompressWith(reader, Format::kGzip, {bad}, kNoLimit).code,
                   absl::StatusCode::kDataLoss)
             << BackendName(reader);
@@ -665,14 +664,14 @@ INSTANTIATE_TEST_SUITE_P(BothFormats, HostileInputTest,
 
 TEST_P(HostileInputTest, CorruptIsDataLoss) {
   const std::string data = TextLike(50000, 31);
-  for (Backend producer : kBackends) {
+  for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, format(), kDefaultLevel, data);
     for (size_t at : {good.size() / 3, good.size() / 2, good.size() - 10,
                       good.size() - 3}) {
       std::string bad = good;
       bad[at] = static_cast<char>(bad[at] ^ 0x55);
-      for (Backend reader : kBackends) {
+      for (Backend reader : kAllBackends) {
         EXPECT_EQ(DecompressWith(reader, format(), {bad}, kNoLimit).code,
                   absl::StatusCode::kDataLoss)
             << BackendName(reader) << " reading " << BackendName(producer)
@@ -687,7 +686,7 @@ TEST_P(HostileInputTest, CorruptIsDataLoss) {
 
 TEST_P(HostileInputTest, GarbageAndEmptyInput) {
   const std::string garbage = RandomBytes(1000, 32);
-  for (Backend reader : kBackends) {
+  for (Backend reader : kAllBackends) {
     EXPECT_EQ(DecompressWith(reader, format(), {garbage}, kNoLimit).code,
               absl::StatusCode::kDataLoss)
         << BackendName(reader);
@@ -706,7 +705,7 @@ TEST_P(HostileInputTest, GarbageAndEmptyInput) {
 
 TEST_P(HostileInputTest, TruncatedAtManyPointsIsDataLoss) {
   const std::string data = TextLike(30000, 33);
-  for (Backend producer : kBackends) {
+  for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, format(), kDefaultLevel, data);
     std::vector<size_t> cuts = {1, 2, 5, 9, 10, 11, 12, good.size() / 2};
@@ -714,7 +713,7 @@ TEST_P(HostileInputTest, TruncatedAtManyPointsIsDataLoss) {
     for (size_t cut : cuts) {
       const absl::string_view truncated =
           absl::string_view(good).substr(0, cut);
-      for (Backend reader : kBackends) {
+      for (Backend reader : kAllBackends) {
         EXPECT_EQ(DecompressWith(reader, format(), {truncated}, kNoLimit).code,
                   absl::StatusCode::kDataLoss)
             << BackendName(reader) << " reading " << BackendName(producer)
@@ -732,12 +731,12 @@ TEST_P(HostileInputTest, TruncatedAtManyPointsIsDataLoss) {
 
 TEST_P(HostileInputTest, TrailingBytesAndTwoMembersAreDataLoss) {
   const std::string data = TextLike(3000, 34);
-  for (Backend producer : kBackends) {
+  for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, format(), kDefaultLevel, data);
     for (const std::string& bad : {good + "x", good + std::string(8, '\0'),
                                    good + good, good + std::string(1, '\0')}) {
-      for (Backend reader : kBackends) {
+      for (Backend reader : kAllBackends) {
         for (Slicing slicing : {Slicing::kWhole, Slicing::kRandomCuts}) {
           EXPECT_EQ(
               DecompressWith(reader, format(), Slice(bad, slicing), kNoLimit)
@@ -763,7 +762,7 @@ TEST_P(HostileInputTest, TrailingBytesAndTwoMembersAreDataLoss) {
 // differential fuzz that runs on every build.
 TEST_P(HostileInputTest, RandomDamageMatchesZlib) {
   std::mt19937 random(35);
-  for (Backend producer : kBackends) {
+  for (Backend producer : kAllBackends) {
     for (size_t size : {size_t{100}, size_t{5000}, 70 * kKiB}) {
       const std::string good =
           Compressed(producer, format(), kDefaultLevel, TextLike(size, 36));
@@ -1211,7 +1210,7 @@ TEST(DefaultDecodeTest, BytesAfterALenientBodyGetZlibsAnswer) {
 
 TEST(LyingIsizeTest, NeverRefusesWhatZlibAcceptsNorAllocatesByIt) {
   const std::string data = TextLike(5000, 41);
-  for (Backend producer : kBackends) {
+  for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, Format::kGzip, kDefaultLevel, data);
     // The truth, whatever the limit: at, over and far over it.
@@ -1233,7 +1232,7 @@ TEST(LyingIsizeTest, NeverRefusesWhatZlibAcceptsNorAllocatesByIt) {
         const absl::StatusCode expected =
             limit < data.size() ? absl::StatusCode::kResourceExhausted
                                 : absl::StatusCode::kDataLoss;
-        for (Backend reader : kBackends) {
+        for (Backend reader : kAllBackends) {
           const Answer got =
               DecompressWith(reader, Format::kGzip, {lying}, limit);
           EXPECT_EQ(got.code, expected)
@@ -1257,7 +1256,7 @@ TEST(LyingIsizeTest, SizeOverLimitWithSmallRealStreamIsJudgedByZlib) {
   const std::string data = TextLike(50, 42);
   const std::string lying =
       SetIsize(Compressed(Backend::kZlib, Format::kGzip, 6, data), 1000);
-  for (Backend reader : kBackends) {
+  for (Backend reader : kAllBackends) {
     const Answer got = DecompressWith(reader, Format::kGzip, {lying}, 100);
     EXPECT_EQ(got.code, absl::StatusCode::kDataLoss) << BackendName(reader);
     EXPECT_LE(got.given, 101u);
@@ -1336,7 +1335,7 @@ TEST(BombTest, EveryBackendStopsAtTheLimit) {
       variants.push_back(SetIsize(bomb, static_cast<uint32_t>(kLimit)));
     }
     for (const std::string& stream : variants) {
-      for (Backend backend : kBackends) {
+      for (Backend backend : kAllBackends) {
         CountingSink sink;
         const absl::Status status =
             Decompress({stream}, format, kLimit, &sink, backend);
@@ -1356,7 +1355,7 @@ TEST(BombTest, EveryBackendStopsAtTheLimit) {
 TEST(CompressLimitTest, IncompressibleStopsAndTheDeflaterStaysPooled) {
   const std::string noise = RandomBytes(100 * kKiB, 51);
   const std::string text = TextLike(100 * kKiB, 52);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     for (Format format : kFormats) {
       SCOPED_TRACE(absl::StrCat(BackendName(backend), " ", FormatName(format)));
       // Warm the pool for this key.
@@ -1386,7 +1385,7 @@ TEST(CompressLimitTest, IncompressibleStopsAndTheDeflaterStaysPooled) {
 
 TEST(CompressLimitTest, ExactLimitIsAccepted) {
   const std::string text = TextLike(10000, 53);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     for (Format format : kFormats) {
       const std::string compressed =
           Compressed(backend, format, kDefaultLevel, text);
@@ -1410,7 +1409,7 @@ TEST(CompressChunksTest, IncompressibleOutputTakesFewChunks) {
   // Output past a backend's size estimate must not trickle out in tiny
   // chunks (ISA-L level 0 expands random bytes by about a quarter).
   const std::string noise = RandomBytes(kMiB, 54);
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     for (int level : {LevelsOf(backend).min, kDefaultLevel}) {
       CheckingSink sink;
       ASSERT_TRUE(
@@ -1505,7 +1504,7 @@ TEST(HeapBytesTest, LibdeflateSizesMatchTheLibrary) {
 }
 
 TEST(HeapBytesTest, EveryBackendAndLevel) {
-  for (Backend backend : kBackends) {
+  for (Backend backend : kAllBackends) {
     const LevelRange range = LevelsOf(backend);
     for (int level = range.min; level <= range.max; ++level) {
       std::unique_ptr<internal::Deflater> deflater =

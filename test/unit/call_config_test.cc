@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "codec/backend_table.h"
 #include "codec/codec.h"
 #include "codec/pools.h"
 #include "codec/settings.h"
@@ -114,8 +115,7 @@ TEST(NoteReceiveLimitOf, AnExplicitCapWins) {
 TEST(Configure, EveryBackendAndLevelRoundTrips) {
   const Options original = GetOptions();
   EXPECT_EQ(Options().backend, Backend::kLibdeflate);  // the default
-  for (Backend backend :
-       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+  for (Backend backend : kAllBackends) {
     for (int level : {kDefaultLevel, 1, 3}) {
       Options options;
       options.backend = backend;

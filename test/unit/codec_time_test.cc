@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "codec/backend_table.h"
 #include "codec/chunk_sink.h"
 #include "codec/codec.h"
 #include "payloads.h"
@@ -58,9 +59,6 @@ uint64_t Nanoseconds(steady_clock::duration duration) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(duration).count());
 }
-
-const Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
-                             Backend::kIsal};
 
 const std::string& Text() {
   static const auto* text =
@@ -114,7 +112,7 @@ void ExpectSinksTimeAndNoMoreThanTheCall(const TimedCall& timed,
 
 TEST(CodecTime, CompressCountsTheSinksTimeAndNoMoreThanTheCall) {
   for (Format format : {Format::kGzip, Format::kZlib}) {
-    for (Backend backend : kBackends) {
+    for (Backend backend : kAllBackends) {
       const std::string what =
           absl::StrCat(FormatName(format), " ", BackendName(backend));
       CompressOptions options;
@@ -137,7 +135,7 @@ TEST(CodecTime, DecompressCountsTheSinksTimeAndNoMoreThanTheCall) {
     CompressOptions options;
     options.format = format;
     ASSERT_TRUE(CompressToString(Text(), options, &compressed).ok());
-    for (Backend backend : kBackends) {
+    for (Backend backend : kAllBackends) {
       const std::string what =
           absl::StrCat(FormatName(format), " ", BackendName(backend));
       const absl::string_view input = compressed;

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "codec/backend_table.h"
 #include "codec/codec.h"
 #include "codec/pools.h"
 #include "glue/compression_algorithm.h"
@@ -176,9 +177,6 @@ test_support::DirectionTotals TotalsOf(bool compressing,
   return test_support::Totals(
       compressing, algorithm == GRPC_COMPRESS_GZIP ? "gzip" : "deflate");
 }
-
-constexpr Backend kBackends[] = {Backend::kZlib, Backend::kLibdeflate,
-                                 Backend::kIsal};
 
 // Sets the process-wide backend at its default level and the decoder of
 // both formats, and checks that gRPC's codec is served. The decoder is set
@@ -371,8 +369,8 @@ void PrintTo(const Codecs& codecs, std::ostream* os) {
 
 std::vector<Codecs> EveryPairButZlibOnZlib() {
   std::vector<Codecs> pairs;
-  for (Backend backend : kBackends) {
-    for (Backend decoder : kBackends) {
+  for (Backend backend : kAllBackends) {
+    for (Backend decoder : kAllBackends) {
       if (backend == Backend::kZlib && decoder == Backend::kZlib) continue;
       pairs.push_back({backend, decoder});
     }

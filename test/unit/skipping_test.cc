@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codec/backend_table.h"
 #include "codec/codec.h"
 #include "codec/compressibility.h"
 #include "payloads.h"
@@ -156,8 +157,7 @@ TEST(Compress, SkipsMessagesUnderTheMinimumSize) {
 TEST(Traffic, CodecTimeAndBytesSavedMoveWithMessages) {
   using test_support::Totals;
   const std::string text = payloads::Make(Kind::kRecords, 65536);
-  for (Backend backend :
-       {Backend::kZlib, Backend::kLibdeflate, Backend::kIsal}) {
+  for (Backend backend : kAllBackends) {
     const std::string name(BackendName(backend));
     CompressOptions options;
     options.backend = backend;

@@ -1,27 +1,25 @@
 #include "codec/backend.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
-#include "codec/isal_backend.h"
-#include "codec/libdeflate_backend.h"
-#include "codec/zlib_backend.h"
+#include "codec/backend_table.h"
 
 namespace pooled_gzip {
 namespace internal {
 namespace {
 
-const BackendMaker* MakerOf(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return &kZlibMaker;
-    case Backend::kLibdeflate:
-      return &kLibdeflateMaker;
-    case Backend::kIsal:
-      return &kIsalMaker;
-  }
-  return nullptr;
+const BackendRow* RowOf(Backend backend) {
+  const std::optional<size_t> index = RowIndexOf(backend);
+  return index ? &kBackendRows[*index] : nullptr;
 }
 
 }  // namespace
+
+LevelRange LevelsOf(Backend backend) {
+  const BackendRow* row = RowOf(backend);
+  return row != nullptr ? row->levels : LevelRange{0, -1, 0};
+}
 
 absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
   if (!KnownBackend(backend)) {
@@ -35,18 +33,18 @@ absl::StatusOr<int> ResolveLevel(Backend backend, int level) {
       " (or -1 for ", levels.default_level, "), got ", level));
 }
 
-bool KnownBackend(Backend backend) { return MakerOf(backend) != nullptr; }
+bool KnownBackend(Backend backend) { return RowOf(backend) != nullptr; }
 
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key) {
-  const BackendMaker* maker = MakerOf(key.backend);
-  return maker != nullptr ? maker->new_deflater(key.format, key.level)
-                          : nullptr;
+  const BackendRow* row = RowOf(key.backend);
+  return row != nullptr ? row->maker->new_deflater(key.format, key.level)
+                        : nullptr;
 }
 
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key) {
-  const BackendMaker* maker = MakerOf(key.backend);
-  return maker != nullptr ? maker->new_inflater(key.format, key.strictness)
-                          : nullptr;
+  const BackendRow* row = RowOf(key.backend);
+  return row != nullptr ? row->maker->new_inflater(key.format, key.strictness)
+                        : nullptr;
 }
 
 }  // namespace internal

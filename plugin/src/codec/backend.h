@@ -84,18 +84,9 @@ struct LevelRange {
   int default_level;  // what kDefaultLevel stands for
 };
 
-// A Backend of none of its values has no levels (min > max).
-constexpr LevelRange LevelsOf(Backend backend) {
-  switch (backend) {
-    case Backend::kZlib:
-      return {0, 9, 6};
-    case Backend::kLibdeflate:
-      return {0, 12, 6};
-    case Backend::kIsal:
-      return {0, 3, 1};
-  }
-  return {0, -1, 0};
-}
+// The backend's levels (codec/backend_table.h); a Backend of none of its
+// values has none (min > max).
+LevelRange LevelsOf(Backend backend);
 
 // The level `level` stands for on `backend` (kDefaultLevel resolved), or
 // INVALID_ARGUMENT if the backend has no such level.
@@ -108,7 +99,7 @@ bool KnownBackend(Backend backend);
 std::unique_ptr<Deflater> NewDeflater(const DeflaterKey& key);
 std::unique_ptr<Inflater> NewInflater(const InflaterKey& key);
 
-// Each backend file's, for the factory only (others call NewDeflater and
+// Each backend file's, for the table only (others call NewDeflater and
 // NewInflater); constexpr so that the factory works before main().
 struct BackendMaker {
   std::unique_ptr<Deflater> (*new_deflater)(Format format, int level);

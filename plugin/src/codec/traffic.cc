@@ -1,5 +1,10 @@
 #include "codec/traffic.h"
 
+#include <cstddef>
+#include <optional>
+
+#include "codec/backend_table.h"
+
 namespace pooled_gzip {
 namespace internal {
 namespace {
@@ -12,9 +17,11 @@ UncountedScope::UncountedScope() { ++uncounted_depth; }
 UncountedScope::~UncountedScope() { --uncounted_depth; }
 
 Traffic& TrafficOf(bool compressing, Format format, Backend backend) {
-  static Traffic traffic[2][2][kBackends];
-  return traffic[compressing ? 0 : 1][format == Format::kGzip ? 0 : 1]
-                [static_cast<int>(backend)];
+  static Traffic traffic[2][2][kBackendCount];
+  static Traffic unknown_backend;
+  const std::optional<size_t> row = RowIndexOf(backend);
+  if (!row) return unknown_backend;
+  return traffic[compressing ? 0 : 1][format == Format::kGzip ? 0 : 1][*row];
 }
 
 void CountMessage(bool compressing, Format format, Backend backend,
