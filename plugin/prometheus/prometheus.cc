@@ -58,11 +58,20 @@ double ProcessCpuSeconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+// gRPC's two algorithms as TrafficStats names them, and the decoder each
+// has while Options::decoder is unset.
+struct Algorithm {
+  const char* name;
+  Backend default_decoder;
+};
+constexpr Algorithm kAlgorithms[] = {{"gzip", kDefaultGzipDecoder},
+                                     {"deflate", kDefaultDeflateDecoder}};
+
 // The backend each direction and algorithm uses under `options`: the
 // writer, or the decoder of that format.
 std::string BackendInUse(const Options& options, bool compressing,
-                         const std::string& algorithm) {
-  const Backend decoder = options.decoder.value_or(DefaultDecoder(algorithm));
+                         const Algorithm& algorithm) {
+  const Backend decoder = options.decoder.value_or(algorithm.default_decoder);
   return std::string(BackendName(compressing ? options.backend : decoder));
 }
 
@@ -73,17 +82,17 @@ std::vector<TrafficStats> TrafficRows() {
   std::vector<TrafficStats> rows = GetTrafficStats();
   const Options options = GetOptions();
   for (bool compressing : {true, false}) {
-    for (const char* algorithm : {"gzip", "deflate"}) {
+    for (const Algorithm& algorithm : kAlgorithms) {
       const std::string backend = BackendInUse(options, compressing, algorithm);
       const bool present =
           std::any_of(rows.begin(), rows.end(), [&](const TrafficStats& row) {
             return row.compressing == compressing &&
-                   row.algorithm == algorithm && row.backend == backend;
+                   row.algorithm == algorithm.name && row.backend == backend;
           });
       if (present) continue;
       TrafficStats& row = rows.emplace_back();
       row.compressing = compressing;
-      row.algorithm = algorithm;
+      row.algorithm = algorithm.name;
       row.backend = backend;
     }
   }

@@ -196,9 +196,10 @@ TEST(PrometheusCollector, DecodingSeriesNameTheDecodersInUse) {
         backends[labels.at("algorithm")].push_back(labels.at("backend"));
       }
     }
-    for (const char* algorithm : {"gzip", "deflate"}) {
-      const std::string in_use(
-          BackendName(decoder.value_or(DefaultDecoder(algorithm))));
+    for (const auto& [algorithm, default_decoder] :
+         {std::pair<std::string, Backend>("gzip", kDefaultGzipDecoder),
+          std::pair<std::string, Backend>("deflate", kDefaultDeflateDecoder)}) {
+      const std::string in_use(BackendName(decoder.value_or(default_decoder)));
       EXPECT_NE(std::find(backends[algorithm].begin(),
                           backends[algorithm].end(), in_use),
                 backends[algorithm].end())

@@ -83,8 +83,6 @@ void ExpectConsistent(const PoolCounters& stats) {
   EXPECT_GE(stats.destroyed,
             stats.discarded + stats.rejected_by_caps + stats.evicted);
   EXPECT_LE(stats.pooled, stats.live);
-  EXPECT_EQ(stats.hits(), stats.reused);
-  EXPECT_EQ(stats.misses(), stats.created);
 }
 
 // A one-shot gate: threads Wait() until the test Open()s it. No sleeps.

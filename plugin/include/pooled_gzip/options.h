@@ -44,9 +44,11 @@ inline constexpr int kDefaultLevel = -1;
 inline constexpr Backend kDefaultGzipDecoder = Backend::kLibdeflate;
 inline constexpr Backend kDefaultDeflateDecoder = Backend::kIsal;
 
-// Which of the two decodes `algorithm` ("gzip" or "deflate", as
-// TrafficStats names them) while Options::decoder is unset.
-inline Backend DefaultDecoder(absl::string_view algorithm) {
+// Deprecated: any string but "gzip", a typo included, yields the deflate
+// decoder. Name the decoder of the format you mean, kDefaultGzipDecoder or
+// kDefaultDeflateDecoder.
+[[deprecated("use kDefaultGzipDecoder, kDefaultDeflateDecoder")]] inline Backend
+DefaultDecoder(absl::string_view algorithm) {
   return algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
 }
 

@@ -36,8 +36,9 @@ struct PoolCounters {
   // exits).
   uint64_t evicted = 0;
 
-  uint64_t hits() const { return reused; }
-  uint64_t misses() const { return created; }
+  // Deprecated aliases of `reused` and `created`.
+  [[deprecated("use reused")]] uint64_t hits() const { return reused; }
+  [[deprecated("use created")]] uint64_t misses() const { return created; }
 };
 
 // The members inherited from PoolCounters are the totals of both pools;

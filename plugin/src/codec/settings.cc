@@ -119,7 +119,7 @@ void EvictStale(Backend backend, int level, DecompressSettings decompress) {
 }  // namespace
 
 Backend DefaultDecoder(Format format) {
-  return pooled_gzip::DefaultDecoder(FormatName(format));
+  return format == Format::kGzip ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
 }
 
 // The generation first: ApplyOptions publishes before it retires contexts.
