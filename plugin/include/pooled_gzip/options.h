@@ -52,6 +52,14 @@ DefaultDecoder(absl::string_view algorithm) {
   return algorithm == "gzip" ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
 }
 
+// How 1.x adds a setting. Options' layout is part of the ABI (programs
+// built against 1.0 pass it to Configure and get it from GetOptions), so it
+// gains no field before 2.0. A setting a 1.x release adds comes in a struct
+// of its own, with a function of its own to apply it and one to read it
+// (FooOptions, ConfigureFoo, GetFooOptions), that keep Configure's rules:
+// the whole struct at once, at any time, from any thread. Not an overload
+// of Configure: Configure({}) would no longer compile. Until a 1.x release
+// adds one, Options holds every process-wide setting.
 struct Options {
   // The fastest backend whose messages stay within 5% of zlib-6's size on
   // realistic payloads (docs/backends.md, "Choosing one").
