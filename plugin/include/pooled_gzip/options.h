@@ -115,18 +115,22 @@ struct Options {
   size_t max_pooled_bytes = size_t{64} << 20;
 };
 
-// "zlib", "libdeflate", "isal", and back, in any case (nullopt for another
-// name): for flags and configuration files.
+// "zlib", "libdeflate", "isal", and back, in any case: for flags and
+// configuration files. BackendName gives "unknown" for a Backend cast from
+// a number none of its values has, ParseBackend nullopt for another name;
+// neither fails otherwise. Both read only constants: callable from any
+// thread, also before main().
 POOLED_GZIP_EXPORT absl::string_view BackendName(Backend backend);
 POOLED_GZIP_EXPORT std::optional<Backend> ParseBackend(absl::string_view name);
 
 // The process-wide settings' one entry point: applies all of `options` at
 // once to every message from now on, on every path (core codec, raw
-// mode). Safe at any time, from any thread, also before
-// channels and servers exist; a message sees one call's options whole.
-// INVALID_ARGUMENT, changing nothing, for a backend or decoder that is none
-// of Backend's values (a cast from another number), or a level the backend
-// lacks. Every other field takes any value of its type: 0 idle contexts or
+// mode). Safe at any time, from any thread, concurrently with messages and
+// other calls, also before channels and servers exist; a message sees one
+// call's options whole. Errors: INVALID_ARGUMENT, changing nothing, for a
+// backend or decoder that is none of Backend's values (a cast from another
+// number), or a level the backend lacks; no other. Every other field takes
+// any value of its type: 0 idle contexts or
 // pooled bytes pool nothing, a max_decompressed_bytes of 0 lets only empty
 // messages through, a min_compress_bytes of SIZE_MAX sends every message on
 // the core codec plain. To change one field, start from GetOptions():
@@ -136,7 +140,9 @@ POOLED_GZIP_EXPORT std::optional<Backend> ParseBackend(absl::string_view name);
 //   if (absl::Status s = pooled_gzip::Configure(options); !s.ok()) { ... }
 POOLED_GZIP_EXPORT absl::Status Configure(const Options& options);
 
-// The options in force (max_decompressed_bytes as set, not as derived).
+// The options in force (max_decompressed_bytes as set, not as derived):
+// one Configure call's whole, even while another runs. Never fails;
+// callable from any thread (it takes the settings' lock briefly).
 POOLED_GZIP_EXPORT Options GetOptions();
 
 }  // namespace pooled_gzip

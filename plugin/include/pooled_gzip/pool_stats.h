@@ -53,9 +53,13 @@ struct PoolStats : PoolCounters {
   PoolCounters readers;  // decompressing contexts
 };
 
+// Both pools' counters now. Never fails; callable from any thread. The
+// counters are read one by one without a lock, so counters read while other
+// threads work may be from different moments (see PoolCounters).
 POOLED_GZIP_EXPORT PoolStats GetPoolStats();
 
 // One line, for logs: "created=3 reused=997 ... writers{...} readers{...}".
+// Never fails; reads only `stats`.
 POOLED_GZIP_EXPORT std::string ToString(const PoolStats& stats);
 
 // Messages through the codec on every path (core codec, raw mode), one row per
@@ -91,6 +95,12 @@ struct TrafficStats {
   uint64_t codec_nanoseconds = 0;
 };
 
+// Every row that has counted a message since the process started (none
+// before any traffic). Never fails; callable from any thread, without a
+// lock. A row is several relaxed loads, not a snapshot: read while
+// messages pass, its counters may be from different moments (`messages`
+// counting a message whose `bytes_in` is not in yet); at rest they agree.
+// Each counter only grows.
 POOLED_GZIP_EXPORT std::vector<TrafficStats> GetTrafficStats();
 
 // The pools' caps are Options::max_idle_contexts_per_thread and

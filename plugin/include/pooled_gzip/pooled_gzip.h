@@ -42,6 +42,13 @@ using ClientInterceptorFactories = std::vector<
 // Like grpc::CreateCustomChannel (with `interceptor_creators`, like
 // CreateCustomChannelWithInterceptors), on the core codec unless the
 // channel's pooled_gzip.enabled argument is 0.
+// Errors: as gRPC's: never null, and a channel that cannot connect fails
+// its calls. Where the core codec cannot be active, the channel still comes
+// back and runs as stock gRPC; CoreCodecStatus() says why.
+// Thread safety: callable from any thread, concurrently, also from a
+// constructor run inside dlopen(). The first set-up call of the process
+// installs the core codec (InstallCoreCodec), which takes a few
+// milliseconds once.
 POOLED_GZIP_EXPORT std::shared_ptr<grpc::Channel> CreateChannel(
     const std::string& target,
     const std::shared_ptr<grpc::ChannelCredentials>& creds,
@@ -52,6 +59,10 @@ POOLED_GZIP_EXPORT std::shared_ptr<grpc::Channel> CreateChannel(
 // the server (unless its pooled_gzip.enabled argument is 0). Call before
 // BuildAndStart: after it, the call cannot set up the server already built,
 // and logs a warning saying so. Interceptors of yours are left alone.
+// Errors: none returned; the server builds as without the library where the
+// core codec cannot be active (CoreCodecStatus() says why).
+// Thread safety: as ServerBuilder's own setters: one thread per builder at
+// a time; different builders from any threads at once.
 POOLED_GZIP_EXPORT void EnableOnServer(grpc::ServerBuilder& builder);
 
 // Installs the core codec for the whole process (idempotent, thread-safe;
@@ -71,7 +82,15 @@ POOLED_GZIP_EXPORT void EnableOnServer(grpc::ServerBuilder& builder);
 // it off, which, like the codec being active, is logged as information (printed
 // with GRPC_VERBOSITY=INFO). Linking the library without installing changes
 // nothing.
+// Errors: false where the codec is not active in both directions, with the
+// reason in CoreCodecStatus() and the log.
+// Thread safety: callable from any thread, concurrently, and idempotent;
+// no caller waits for another (threads racing to the first install each
+// conclude, and the first conclusion published is kept).
 POOLED_GZIP_EXPORT bool InstallCoreCodec();
+
+// Whether both directions are served (CoreCodecStatus().ok()). Installs
+// nothing. Never fails; lock-free, callable from any thread.
 POOLED_GZIP_EXPORT bool CoreCodecActive();
 
 // One direction of gRPC's message codec, as the first InstallCoreCodec()
@@ -92,8 +111,10 @@ struct CoreCodecState {
 // when CoreCodecActive()), otherwise FAILED_PRECONDITION naming the
 // directions not served and why, in the log line's words ("not installed"
 // before the first install, "turned off by POOLED_GZIP_CORE_CODEC=0" for
-// the opt-out). Neither installs anything. Thread-safe; the state is set
-// once per process, so an answer other than kOff never changes.
+// the opt-out); no other code. Neither installs anything.
+// Thread safety: lock-free, callable from any thread. The state is set
+// once per process, by the first install: from then on every answer is the
+// same.
 POOLED_GZIP_EXPORT CoreCodecState GetCoreCodecState();
 POOLED_GZIP_EXPORT absl::Status CoreCodecStatus();
 

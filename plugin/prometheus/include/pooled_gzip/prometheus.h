@@ -24,9 +24,10 @@ namespace pooled_gzip {
 // The pooled_gzip_* metric families, read from GetTrafficStats(),
 // GetPoolStats(), GetOptions(), GetCoreCodecState() and CoreCodecStatus()
 // each time they are collected: no thread, no state of its own, safe to
-// collect from any thread. Exposer::RegisterCollectable (and Gateway's) hold it
-// weakly, so keep the pointer alive as long as it is registered; register it
-// once per exposer, or every family appears twice.
+// create and collect from any thread; never fails or returns null.
+// Exposer::RegisterCollectable (and Gateway's) hold it weakly, so keep the
+// pointer alive as long as it is registered; register it once per exposer,
+// or every family appears twice.
 POOLED_GZIP_EXPORT std::shared_ptr<prometheus::Collectable>
 CreateMetricsCollectable();
 
