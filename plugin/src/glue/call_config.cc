@@ -27,8 +27,9 @@ std::optional<int> IntArgInRange(const grpc_arg& arg, int min, int max) {
   return value;
 }
 
-// Keys of earlier versions that set process-wide options per channel, so
-// that the last channel created silently won for all of them.
+// Keys that would set a process-wide setting per channel, where the last
+// channel created would win for all: logged as not read, so that a program
+// still passing one learns where the setting is (docs/decisions.md).
 bool IsRetiredKey(const char* key) {
   for (const char* retired :
        {"pooled_gzip.level", "pooled_gzip.max_idle_contexts_per_thread",
