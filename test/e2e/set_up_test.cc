@@ -142,16 +142,18 @@ TEST(SetUp, ChannelWithThePluginDisabledInstallsNothing) {
   EXPECT_FALSE(CoreCodecActive());
 }
 
+// What the first install logs, information included, under the opt-out.
+std::vector<test_support::LogLine> LogOfInstallUnderTheOptOut() {
+  EXPECT_EQ(setenv("POOLED_GZIP_CORE_CODEC", "0", /*overwrite=*/1), 0);
+  test_support::LogCapture::IncludeInformation();
+  test_support::LogCapture capture;
+  EXPECT_FALSE(InstallCoreCodec());
+  return capture.Lines();
+}
+
 // Turning the codec off is a choice, not a fault: it must not page anyone.
 TEST(SetUp, TheOptOutIsLoggedAsInformation) {
-  ASSERT_EQ(setenv("POOLED_GZIP_CORE_CODEC", "0", /*overwrite=*/1), 0);
-  test_support::LogCapture::IncludeInformation();
-  std::vector<test_support::LogLine> lines;
-  {
-    test_support::LogCapture capture;
-    EXPECT_FALSE(InstallCoreCodec());
-    lines = capture.Lines();
-  }
+  const std::vector<test_support::LogLine> lines = LogOfInstallUnderTheOptOut();
   int reported = 0;
   for (const auto& [severity, message] : lines) {
     if (message.find("POOLED_GZIP_CORE_CODEC=0") == std::string::npos) continue;
@@ -184,14 +186,7 @@ TEST(SetUp, StatusIsOkOnceBothDirectionsAreServed) {
 // Under the opt-out the status names it and both directions, in the words
 // of the line logged.
 TEST(SetUp, StatusUnderTheOptOutNamesIt) {
-  ASSERT_EQ(setenv("POOLED_GZIP_CORE_CODEC", "0", /*overwrite=*/1), 0);
-  test_support::LogCapture::IncludeInformation();
-  std::vector<test_support::LogLine> lines;
-  {
-    test_support::LogCapture capture;
-    EXPECT_FALSE(InstallCoreCodec());
-    lines = capture.Lines();
-  }
+  const std::vector<test_support::LogLine> lines = LogOfInstallUnderTheOptOut();
   const absl::Status status = CoreCodecStatus();
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   const std::string message(status.message());
