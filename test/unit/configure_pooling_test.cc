@@ -5,64 +5,28 @@
 
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "codec/codec.h"
 #include "codec/libdeflate_backend.h"
 #include "codec/settings.h"
+#include "parked_threads.h"
 #include "pooled_gzip/options.h"
 #include "pooled_gzip/pool_stats.h"
 
 namespace pooled_gzip::internal {
 namespace {
 
+using test_support::ParkedThreads;
+
 constexpr int kParkedThreads = 12;
 constexpr int kMessages = 1000;
 constexpr int kMinReused = 900;
 constexpr size_t kMaxPooledBytes = size_t{8} << 20;
-
-// Threads that each run `work` once, then wait, alive and holding their idle
-// contexts, until the object is destroyed.
-class ParkedThreads {
- public:
-  ParkedThreads(int count, const std::function<void()>& work) {
-    for (int i = 0; i < count; ++i) {
-      threads_.emplace_back([this, work] {
-        work();
-        std::unique_lock<std::mutex> lock(mu_);
-        ++parked_;
-        cv_.notify_all();
-        cv_.wait(lock, [this] { return released_; });
-      });
-    }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this, count] { return parked_ == count; });
-  }
-
-  ~ParkedThreads() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      released_ = true;
-      cv_.notify_all();
-    }
-    for (std::thread& thread : threads_) thread.join();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int parked_ = 0;
-  bool released_ = false;
-  std::vector<std::thread> threads_;
-};
 
 std::string Message() {
   std::string message;

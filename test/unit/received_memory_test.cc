@@ -7,7 +7,6 @@
 #include <grpc/slice.h>
 #include <grpc/slice_buffer.h>
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "heap_in_use.h"
 #include "message_codec.h"
 #include "payloads.h"
 #include "pooled_gzip/pooled_gzip.h"
@@ -22,16 +22,10 @@
 namespace pooled_gzip::internal {
 namespace {
 
+using test_support::HeapInUse;
+
 constexpr int kMessages = 200;
 constexpr size_t kMessageBytes = 64 << 10;
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitizerAllocator = true;
-#else
-constexpr bool kSanitizerAllocator = false;
-#endif
-
-size_t HeapInUse() { return mallinfo2().uordblks; }
 
 grpc_slice_buffer OneSlice(const std::string& bytes) {
   grpc_slice_buffer buffer;
@@ -50,8 +44,8 @@ class ReceivedMemoryTest
 };
 
 TEST_P(ReceivedMemoryTest, KeptMessagesHoldAtMostAQuarterMore) {
-  if (kSanitizerAllocator) {
-    GTEST_SKIP() << "the sanitizer's allocator does not report to mallinfo2";
+  if (test_support::kHeapCountedBySizeClass) {
+    GTEST_SKIP() << "the sanitizer's allocator counts whole size classes";
   }
   const grpc_compression_algorithm algorithm = GetParam();
   const std::string message =
