@@ -148,21 +148,6 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   return status;
 }
 
-absl::Status Store(absl::Span<const absl::string_view> input, Format format,
-                   ChunkSink* sink) {
-  // A level-0 writer (~6 KiB) per storing thread, outside the pools' budget.
-  thread_local std::unique_ptr<Deflater> storers[2];
-  std::unique_ptr<Deflater>& storer = storers[format == Format::kGzip ? 0 : 1];
-  if (storer == nullptr) {
-    storer = NewDeflater({Backend::kLibdeflate, format, /*level=*/0});
-    if (storer == nullptr) return CannotCreate(Backend::kLibdeflate, "storer");
-  }
-  absl::Status status =
-      storer->Deflate(input, std::numeric_limits<size_t>::max(), sink);
-  if (!status.ok()) storer.reset();
-  return status;
-}
-
 absl::Status CompressToString(absl::string_view input,
                               const CompressOptions& options,
                               std::string* out) {

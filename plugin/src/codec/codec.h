@@ -50,12 +50,6 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Strictness strictness = Strictness::kDecoder,
                         uint64_t settings_generation = 0);
 
-// `input` as one stream of stored blocks (level 0: longer than `input`),
-// for a caller that must hand over a valid stream of a message it decided
-// not to compress. Not counted as traffic. INTERNAL if no writer.
-absl::Status Store(absl::Span<const absl::string_view> input, Format format,
-                   ChunkSink* sink);
-
 absl::Status CompressToString(absl::string_view input,
                               const CompressOptions& options, std::string* out);
 absl::Status DecompressToString(absl::string_view input, Format format,

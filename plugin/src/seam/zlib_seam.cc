@@ -19,6 +19,7 @@
 #include "codec/core_zlib_parameters.h"
 #include "codec/format.h"
 #include "codec/settings.h"
+#include "codec/stored_stream.h"
 #include "glue/codec_log.h"
 #include "pool/held_across_fork.h"
 #include "seam/activation.h"
@@ -150,10 +151,10 @@ int Make(ServedStream* served, z_streamp stream) {
       CompressLogged(absl::MakeConstSpan(&input, 1), options, &sink);
   if (absl::IsResourceExhausted(status) || absl::IsFailedPrecondition(status)) {
     served->made.clear();
-    status = Store(absl::MakeConstSpan(&input, 1), served->format, &sink);
-    if (!status.ok()) LogFailure(/*compressing=*/true, served->format, status);
+    Store(absl::MakeConstSpan(&input, 1), served->format, &sink);
+  } else if (!status.ok()) {
+    return Fail(served, stream, Z_MEM_ERROR, "no compressor");
   }
-  if (!status.ok()) return Fail(served, stream, Z_MEM_ERROR, "no compressor");
   Consume(stream, stream->avail_in);
   stream->adler = CheckValueOf(served->format, served->made);
   return Z_OK;
