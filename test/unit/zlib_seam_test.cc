@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "codec/format.h"
+#include "codec/pools.h"
 #include "core_zlib_calls.h"
 #include "payloads.h"
 #include "plain_zlib.h"
@@ -326,6 +327,36 @@ TEST_F(ZlibSeamTest, ServedStreamsArePooledAndCounted) {
   // A stream zlib serves is not counted.
   EXPECT_TRUE(CoreCompress(RealZlib(), Format::kGzip, {message}).has_value());
   EXPECT_EQ(StreamsServedOnThisThread(/*compressing=*/true), made + 10);
+}
+
+// A stream's buffers go back to the pool when it ends, counted in
+// max_pooled_bytes: the next message of the size allocates none, and a
+// cap that cannot hold them frees them.
+TEST_F(ZlibSeamTest, StreamBuffersArePooledWithinTheByteCap) {
+  const std::string message =
+      payloads::Make(payloads::Kind::kRecords, size_t{1} << 20);
+  const auto pieces = Slices(ZlibStream(Format::kGzip, message), 16384);
+  ASSERT_EQ(CoreDecompress(Seam(), Format::kGzip, pieces), message);
+  const PoolCounters kept = Buffers().Stats();
+  EXPECT_GE(kept.pooled_bytes, message.size()) << "the message's buffer";
+  EXPECT_EQ(GetPoolStats().pooled_bytes,
+            GetPoolStats().writers.pooled_bytes +
+                GetPoolStats().readers.pooled_bytes + kept.pooled_bytes);
+
+  ASSERT_EQ(CoreDecompress(Seam(), Format::kGzip, pieces), message);
+  const PoolCounters again = Buffers().Stats();
+  EXPECT_EQ(again.reused, kept.reused + 1);
+  EXPECT_EQ(again.pooled_bytes, kept.pooled_bytes) << "the buffers grew again";
+
+  // Room for all else that is idle, and half the message.
+  Options options = GetOptions();
+  options.max_pooled_bytes =
+      GetPoolStats().pooled_bytes - again.pooled_bytes + message.size() / 2;
+  ASSERT_TRUE(Configure(options).ok());
+  ASSERT_EQ(CoreDecompress(Seam(), Format::kGzip, pieces), message);
+  EXPECT_LT(Buffers().Stats().pooled_bytes, size_t{64} << 10)
+      << "buffers kept past the cap";
+  EXPECT_EQ(Buffers().Stats().pooled, again.pooled);
 }
 
 }  // namespace

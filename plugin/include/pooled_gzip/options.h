@@ -105,13 +105,16 @@ struct Options {
   // can: SIZE_MAX is no cap at all, as stock gRPC (a bomb inflates in full).
   std::optional<size_t> max_decompressed_bytes;
   // Idle contexts one thread keeps per kind (writers per backend, format
-  // and level; readers per backend, format and exact_zlib_refusals). A thread
-  // compresses one message at a time, so 2 leaves room for a nested use.
+  // and level; readers per backend, format and exact_zlib_refusals; the
+  // core codec's message buffers per direction). A thread compresses one
+  // message at a time, so 2 leaves room for a nested use.
   size_t max_idle_contexts_per_thread = 2;
-  // Heap that idle contexts may hold across all threads. A context returned
-  // past it is freed, after parked contexts of other settings are. Idle
-  // contexts of the backend, level, decoder or strictness a Configure call
-  // replaces stop counting against it at that call, in living threads too.
+  // Heap that idle contexts, and the buffers the core codec keeps between
+  // messages, may hold across all threads. A context returned past it is
+  // freed, after parked contexts of other settings are, or pooled without
+  // the buffers it keeps. Idle contexts of the backend, level, decoder or
+  // strictness a Configure call replaces stop counting against it at that
+  // call, in living threads too.
   size_t max_pooled_bytes = size_t{64} << 20;
 };
 

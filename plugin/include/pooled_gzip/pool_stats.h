@@ -44,10 +44,13 @@ struct PoolCounters {
 // The members inherited from PoolCounters are the totals of both pools;
 // pooled_bytes is the pools' shared budget's own count, exact at any
 // moment: above Options::max_pooled_bytes only after that cap was lowered
-// below what was idle already (idle contexts are not trimmed). It leaves out
-// idle contexts of settings a Configure call replaced, which no longer count
-// against the cap but stay in writers.pooled_bytes and readers.pooled_bytes
-// until their thread frees them (see `evicted`).
+// below what was idle already (idle contexts are not trimmed). It also
+// counts the buffers the core codec keeps between messages, pooled as
+// contexts are and bound by the same caps, which no other member counts
+// (docs/design.md, "The pool"). It leaves out idle contexts of settings a
+// Configure call replaced, which no longer count against the cap but stay
+// in writers.pooled_bytes and readers.pooled_bytes until their thread frees
+// them (see `evicted`).
 struct PoolStats : PoolCounters {
   PoolCounters writers;  // compressing contexts
   PoolCounters readers;  // decompressing contexts

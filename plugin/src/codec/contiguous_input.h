@@ -16,9 +16,6 @@ namespace internal {
 // pool's byte cap decides how long it is kept (FreeBuffers).
 class ReusableBuffer {
  public:
-  // The most a buffer outside any pool (the zlib seam's) keeps, so that one
-  // huge message does not pin its size on the thread.
-  static constexpr size_t kKeepBytes = (size_t{2} << 20) + (64 << 10);
   // At least `size` bytes (one or more), or null if out of memory.
   char* Get(size_t size);
   // Frees the buffer; false if it held nothing.

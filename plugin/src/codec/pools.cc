@@ -8,22 +8,25 @@ namespace pooled_gzip {
 namespace internal {
 namespace {
 
-// Built together, so that one fork handler covers both from their first use.
+// Built together, so that one fork handler covers all from their first use.
 struct Pools {
   WriterPool writers{Budget()};
   ReaderPool readers{Budget()};
+  BufferPool buffers{Budget()};
 };
 
 Pools& ThePools();
 
-// The writers' locks, then the readers': no code holds a lock of one pool
-// while it takes a lock of the other.
+// One pool's locks after another's: no code holds a lock of one pool while
+// it takes a lock of another.
 void LockForFork() {
   ThePools().writers.LockForFork();
   ThePools().readers.LockForFork();
+  ThePools().buffers.LockForFork();
 }
 
 void UnlockAfterFork() {
+  ThePools().buffers.UnlockAfterFork();
   ThePools().readers.UnlockAfterFork();
   ThePools().writers.UnlockAfterFork();
 }
@@ -49,6 +52,8 @@ const std::shared_ptr<IdleBudget>& Budget() {
 WriterPool& Writers() { return ThePools().writers; }
 
 ReaderPool& Readers() { return ThePools().readers; }
+
+BufferPool& Buffers() { return ThePools().buffers; }
 
 }  // namespace internal
 }  // namespace pooled_gzip

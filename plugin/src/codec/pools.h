@@ -1,9 +1,11 @@
-// The process-wide writer and reader pools, bound by one idle budget.
+// The process-wide writer, reader and message buffer pools, bound by one
+// idle budget.
 
 #ifndef POOLED_GZIP_SRC_CODEC_POOLS_H_
 #define POOLED_GZIP_SRC_CODEC_POOLS_H_
 
 #include "codec/backend.h"
+#include "codec/message_buffers.h"
 #include "pool/context_pool.h"
 
 namespace pooled_gzip {
@@ -25,14 +27,16 @@ using WriterPool =
     ThreadLocalPool<ContextPolicy<Deflater, DeflaterKey, NewDeflater>>;
 using ReaderPool =
     ThreadLocalPool<ContextPolicy<Inflater, InflaterKey, NewInflater>>;
+using BufferPool = ThreadLocalPool<MessageBuffersPolicy>;
 
 // The idle budget both pools share.
 const std::shared_ptr<IdleBudget>& Budget();
 
 // Never destroyed, so thread exit can always return contexts to them. The
-// first call to either registers their fork handler (pool/context_pool.h).
+// first call to any registers their fork handler (pool/context_pool.h).
 WriterPool& Writers();
 ReaderPool& Readers();
+BufferPool& Buffers();
 
 }  // namespace internal
 }  // namespace pooled_gzip

@@ -2,7 +2,6 @@
 
 #include <new>
 
-#include "codec/contiguous_input.h"
 #include "seam/real_zlib.h"
 
 namespace pooled_gzip {
@@ -12,8 +11,7 @@ namespace {
 // Ended streams of this thread: a few, since core has one message in hand
 // at a time on a thread. The head is trivially destructible, so a stream
 // ended during the thread's exit, after the owner below, is freed instead.
-constexpr int kIdlePerThread = 2;
-thread_local ServedStream* idle[kIdlePerThread] = {};
+thread_local ServedStream* idle[kIdleStreamsPerThread] = {};
 thread_local bool idle_closed = false;
 
 struct IdleOwner {
@@ -47,8 +45,11 @@ ServedStream* NewStream(bool compressing, Format format) {
   stream->format = format;
   stream->phase = ServedStream::Phase::kTaking;
   stream->error = Z_OK;
-  stream->taken.clear();
-  stream->made.clear();
+  stream->buffers = Buffers().Acquire(compressing);
+  if (stream->buffers != nullptr) {
+    stream->taken.swap(stream->buffers->input);
+    stream->made.swap(stream->buffers->output);
+  }
   stream->given = 0;
   return stream;
 }
@@ -62,15 +63,17 @@ void Release(ServedStream* stream) {
     }
     stream->zlib_open = false;
   }
+  if (stream->buffers != nullptr) {
+    stream->taken.swap(stream->buffers->input);
+    stream->made.swap(stream->buffers->output);
+    stream->buffers.reset();  // pooled within the caps, or freed
+  }
+  // Not the pool's, so not kept.
+  std::string().swap(stream->taken);
+  std::string().swap(stream->made);
   if (!idle_closed) {
     for (ServedStream*& slot : idle) {
       if (slot != nullptr) continue;
-      // One huge message does not pin its size on the thread.
-      for (std::string* buffer : {&stream->taken, &stream->made}) {
-        if (buffer->capacity() > ReusableBuffer::kKeepBytes) {
-          std::string().swap(*buffer);
-        }
-      }
       slot = stream;
       return;
     }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codec/format.h"
+#include "codec/pools.h"
 
 namespace pooled_gzip {
 namespace internal {
@@ -21,8 +22,9 @@ namespace internal {
 // so never the z_streamp that zlib's own state begins with.
 inline constexpr uint64_t kServedMagic = 0xfeed'5eed'0000'6a70;
 
-// What one served stream holds between calls. Kept per thread once
-// ended, so that the buffers of the common sizes are allocated once.
+// What one served stream holds between calls. Its buffers come from the
+// pool (codec/message_buffers.h) and go back to it when the stream ends;
+// the stream itself is kept per thread for the next message.
 struct ServedStream {
   uint64_t magic = kServedMagic;  // first, where zlib keeps z_streamp
   bool compressing = true;
@@ -32,7 +34,10 @@ struct ServedStream {
   int error = Z_OK;
   std::string taken;  // input taken before Z_FINISH
   std::string made;   // the stream or message made, or zlib's replay output
-  size_t given = 0;   // bytes of `made` handed out
+  // Where `taken` and `made` came from, and go back to; null if the pool
+  // could not make one.
+  BufferPool::Handle buffers;
+  size_t given = 0;  // bytes of `made` handed out
   // Real zlib, once the stream is handed to it; opened with the caller's
   // allocator and these parameters.
   z_stream zlib{};
@@ -43,6 +48,20 @@ struct ServedStream {
   int strategy = Z_DEFAULT_STRATEGY;
   size_t cap = 0;  // inflating: the cap read when the stream was opened
 };
+
+// Ended streams a thread keeps, without their buffers, for its next
+// messages: core has one message in hand at a time on a thread.
+inline constexpr int kIdleStreamsPerThread = 2;
+
+// What a thread keeps of the library's heap outside max_pooled_bytes once
+// its messages are done, whatever their size: its ended streams, and the
+// pools' record of each kind of context it used (a slot each: the writers
+// and readers of the settings in use, the buffers of each direction). The
+// figure docs/design.md states.
+inline constexpr size_t kFixedBytesPerThread = 4096;
+static_assert(kIdleStreamsPerThread * sizeof(ServedStream) <=
+                  kFixedBytesPerThread / 4,
+              "the streams leave most of the fixed part to the slots");
 
 inline void Consume(z_streamp stream, size_t bytes) {
   stream->next_in += bytes;
@@ -75,9 +94,9 @@ inline int Fail(ServedStream* served, z_streamp stream, int error,
 // memory.
 ServedStream* NewStream(bool compressing, Format format);
 
-// Ends a stream: closes its real zlib stream if it was handed to one, and
-// keeps it for the thread's next stream (its buffers, up to a size) or
-// frees it.
+// Ends a stream: closes its real zlib stream if it was handed to one,
+// gives its buffers back to the pool, and keeps it for the thread's next
+// stream or frees it.
 void Release(ServedStream* stream);
 
 }  // namespace internal
