@@ -1,7 +1,8 @@
 // After a Configure call that changes the backend, level or decoder, the
 // idle contexts of the old settings give their share of max_pooled_bytes
 // back, even in threads that stay alive without sending another message, so
-// that contexts of the new settings are pooled again.
+// that contexts of the new settings are pooled again. And a call that lowers
+// the caps frees what is idle beyond them before it returns.
 
 #include <gtest/gtest.h>
 
@@ -100,8 +101,11 @@ TEST_F(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
   options.level = 7;
   ASSERT_TRUE(Configure(options).ok());
   const PoolStats configured = GetPoolStats();
-  // Still idle in their threads' lists, but no longer held against the cap.
-  EXPECT_EQ(configured.writers.pooled, uint64_t{kParkedThreads});
+  // Freed from their threads' lists, which have not run since.
+  EXPECT_EQ(configured.writers.pooled, 0u);
+  EXPECT_EQ(configured.writers.live, 0u);
+  EXPECT_EQ(configured.writers.evicted - warm.writers.evicted,
+            uint64_t{kParkedThreads});
   EXPECT_EQ(configured.pooled_bytes, 0u);
 
   for (int i = 0; i < kMessages; ++i) {
@@ -112,6 +116,55 @@ TEST_F(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
                      "after the level change: writers");
   EXPECT_LE(after.pooled_bytes, kMaxPooledBytes);
   EXPECT_EQ(after.writers.rejected_by_caps, 0u);
+}
+
+// Idle threads hold a writer each; a lower byte cap frees writers, in
+// those threads' lists too, until what stays fits: counted and freed, not
+// only taken off the count.
+TEST_F(PoolingAfterConfigure, LoweringMaxPooledBytesFreesIdleContextsToIt) {
+  Options options = LibdeflateAt(6);
+  options.max_pooled_bytes = kMaxPooledBytes;
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+  ParkedThreads parked(kParkedThreads, [&] { Compressed(message); });
+  const PoolStats warm = GetPoolStats();
+  ASSERT_EQ(warm.writers.pooled, uint64_t{kParkedThreads});
+
+  options.max_pooled_bytes = warm.pooled_bytes / 3;
+  ASSERT_TRUE(Configure(options).ok());
+  const PoolStats trimmed = GetPoolStats();
+  std::printf("pooled_bytes %llu, max_pooled_bytes lowered to %zu: %llu\n",
+              static_cast<unsigned long long>(warm.pooled_bytes),
+              options.max_pooled_bytes,
+              static_cast<unsigned long long>(trimmed.pooled_bytes));
+  EXPECT_LE(trimmed.pooled_bytes, options.max_pooled_bytes);
+  EXPECT_LE(trimmed.writers.pooled_bytes + trimmed.readers.pooled_bytes,
+            options.max_pooled_bytes)
+      << "idle contexts left allocated beyond the cap";
+  EXPECT_GT(trimmed.writers.pooled, 0u) << "freed more than the cap asked";
+  EXPECT_EQ(trimmed.writers.live, trimmed.writers.pooled);
+  EXPECT_EQ(trimmed.writers.evicted - warm.writers.evicted,
+            warm.writers.pooled - trimmed.writers.pooled);
+}
+
+// The same for the per-thread cap: at 0, no thread keeps an idle writer.
+TEST_F(PoolingAfterConfigure, LoweringMaxIdlePerThreadFreesIdleContextsToIt) {
+  Options options = LibdeflateAt(6);
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+  ParkedThreads parked(kParkedThreads, [&] { Compressed(message); });
+  const PoolStats warm = GetPoolStats();
+  ASSERT_EQ(warm.writers.pooled - warm.writers.in_reserve,
+            uint64_t{kParkedThreads});
+
+  options.max_idle_contexts_per_thread = 0;
+  ASSERT_TRUE(Configure(options).ok());
+  const PoolStats trimmed = GetPoolStats();
+  EXPECT_EQ(trimmed.writers.pooled - trimmed.writers.in_reserve, 0u)
+      << "threads keep idle writers beyond the per-thread cap";
+  EXPECT_EQ(trimmed.writers.live, trimmed.writers.in_reserve);
+  EXPECT_LE(trimmed.pooled_bytes,
+            warm.pooled_bytes - kParkedThreads * LibdeflateCompressorBytes(6));
 }
 
 // The deterministic interleaving of a message that read the settings just
@@ -145,10 +198,10 @@ TEST_F(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
   }).join();
 }
 
-// A thread that only receives after a level change frees the writers it
-// pooled before: they are of settings no message asks for any more, and the
-// thread may never send again.
-TEST_F(PoolingAfterConfigure, AThreadThatOnlyReceivesFreesItsOldWriters) {
+// A thread that only receives after a level change keeps none of the
+// writers it pooled before: they are of settings no message asks for any
+// more, and the thread may never send again.
+TEST_F(PoolingAfterConfigure, AThreadThatOnlyReceivesKeepsNoOldWriters) {
   Options options = LibdeflateAt(12);
   ASSERT_TRUE(Configure(options).ok());
   const std::string message = Message();
@@ -156,18 +209,19 @@ TEST_F(PoolingAfterConfigure, AThreadThatOnlyReceivesFreesItsOldWriters) {
     const std::string compressed = Compressed(message);
     ASSERT_EQ(Inflated(compressed), message);
     const PoolStats warm = GetPoolStats();
+    ASSERT_GE(warm.writers.pooled_bytes, LibdeflateCompressorBytes(12));
     options.level = 6;
     ASSERT_TRUE(Configure(options).ok());
     const PoolStats configured = GetPoolStats();
-    EXPECT_EQ(configured.writers.pooled, warm.writers.pooled);
+    EXPECT_GT(configured.writers.evicted, warm.writers.evicted);
+    EXPECT_LT(configured.writers.live, warm.writers.live)
+        << "the level-12 writer still holds its heap";
+    EXPECT_LT(configured.writers.pooled_bytes, LibdeflateCompressorBytes(12));
 
     ASSERT_EQ(Inflated(compressed), message);
     const PoolStats after = GetPoolStats();
-    EXPECT_EQ(after.writers.pooled, warm.writers.pooled - 1);
-    EXPECT_EQ(after.writers.evicted, configured.writers.evicted + 1);
-    EXPECT_EQ(after.writers.live, configured.writers.live - 1)
-        << "the level-12 writer still holds its heap";
-    EXPECT_LT(after.writers.pooled_bytes, LibdeflateCompressorBytes(12));
+    EXPECT_EQ(after.writers.live, configured.writers.live);
+    EXPECT_EQ(after.writers.evicted, configured.writers.evicted);
   }).join();
 }
 
@@ -190,9 +244,13 @@ TEST_F(PoolingAfterConfigure, DecoderChangeReleasesLiveThreadsIdleReaders) {
   options.max_pooled_bytes = warm.pooled_bytes;
   ASSERT_TRUE(Configure(options).ok());
   const PoolStats configured = GetPoolStats();
-  EXPECT_EQ(configured.readers.pooled, already_pooled + kParkedThreads);
-  EXPECT_EQ(configured.pooled_bytes,
-            warm.pooled_bytes - warm.readers.pooled_bytes);
+  // Freed from their threads' lists, which have not run since.
+  EXPECT_LE(configured.readers.pooled, already_pooled);
+  EXPECT_GE(configured.readers.evicted - warm.readers.evicted,
+            uint64_t{kParkedThreads});
+  EXPECT_EQ(configured.pooled_bytes, warm.pooled_bytes -
+                                         warm.readers.pooled_bytes +
+                                         configured.readers.pooled_bytes);
 
   for (int i = 0; i < kMessages; ++i) {
     ASSERT_EQ(Inflated(compressed), message);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -23,67 +24,6 @@ namespace {
 constexpr size_t kContextBytes = 100;
 // FakePolicy::Create fails for this key.
 constexpr int kUncreatableKey = -1;
-
-struct FakeContext {
-  int key = 0;
-  int serial = 0;
-  size_t bytes = kContextBytes;  // what Bytes() reports; a test may grow it
-  size_t kept_bytes = 0;         // of those, what Shrink() frees
-  bool reset_fails = false;      // Reset() returns false when set
-  int resets = 0;
-};
-
-// Counts every context alive in the process, across all pools.
-std::atomic<int> live_fake_contexts{0};
-std::atomic<int> next_serial{0};
-// The serial of the context destroyed last, in any pool.
-std::atomic<int> last_destroyed_serial{0};
-
-struct FakePolicy {
-  using Context = FakeContext;
-  using Key = int;
-  static FakeContext* Create(const int& key) {
-    if (key == kUncreatableKey) return nullptr;
-    auto* context = new FakeContext;
-    context->key = key;
-    context->serial = next_serial.fetch_add(1) + 1;
-    live_fake_contexts.fetch_add(1);
-    return context;
-  }
-  static bool Reset(FakeContext* context) {
-    ++context->resets;
-    return !context->reset_fails;
-  }
-  static size_t Bytes(const FakeContext& context) { return context.bytes; }
-  static bool Shrink(FakeContext* context) {
-    if (context->kept_bytes == 0) return false;
-    context->bytes -= context->kept_bytes;
-    context->kept_bytes = 0;
-    return true;
-  }
-  static void Destroy(FakeContext* context) {
-    live_fake_contexts.fetch_sub(1);
-    last_destroyed_serial.store(context->serial);
-    delete context;
-  }
-};
-
-using FakePool = ThreadLocalPool<FakePolicy>;
-
-PoolLimits Limits(size_t max_idle_per_thread_per_key, size_t max_pooled_bytes) {
-  PoolLimits limits;
-  limits.max_idle_per_thread_per_key = max_idle_per_thread_per_key;
-  limits.max_pooled_bytes = max_pooled_bytes;
-  return limits;
-}
-
-// The identities pool_stats.h promises for a pool at rest.
-void ExpectConsistent(const PoolCounters& stats) {
-  EXPECT_EQ(stats.live, stats.created - stats.destroyed);
-  EXPECT_GE(stats.destroyed,
-            stats.discarded + stats.rejected_by_caps + stats.evicted);
-  EXPECT_LE(stats.pooled, stats.live);
-}
 
 // A one-shot gate: threads Wait() until the test Open()s it. No sleeps.
 class Gate {
@@ -122,6 +62,82 @@ class Counter {
   std::condition_variable cv_;
   int count_ = 0;
 };
+
+// Stops the thread that next asks a context for its bytes until the test
+// lets it go on: the thread that takes the context out of its list asks
+// while it holds the list.
+struct Pause {
+  Counter reached;
+  Gate resume;
+};
+
+struct FakeContext {
+  int key = 0;
+  int serial = 0;
+  size_t bytes = kContextBytes;  // what Bytes() reports; a test may grow it
+  size_t kept_bytes = 0;         // of those, what Shrink() frees
+  bool reset_fails = false;      // Reset() returns false when set
+  int resets = 0;
+  mutable std::atomic<Pause*> pause_in_bytes{nullptr};  // once, when set
+};
+
+// Counts every context alive in the process, across all pools.
+std::atomic<int> live_fake_contexts{0};
+std::atomic<int> next_serial{0};
+// The serial of the context destroyed last, in any pool.
+std::atomic<int> last_destroyed_serial{0};
+
+struct FakePolicy {
+  using Context = FakeContext;
+  using Key = int;
+  static FakeContext* Create(const int& key) {
+    if (key == kUncreatableKey) return nullptr;
+    auto* context = new FakeContext;
+    context->key = key;
+    context->serial = next_serial.fetch_add(1) + 1;
+    live_fake_contexts.fetch_add(1);
+    return context;
+  }
+  static bool Reset(FakeContext* context) {
+    ++context->resets;
+    return !context->reset_fails;
+  }
+  static size_t Bytes(const FakeContext& context) {
+    if (Pause* pause = context.pause_in_bytes.exchange(nullptr)) {
+      pause->reached.Arrive();
+      pause->resume.Wait();
+    }
+    return context.bytes;
+  }
+  static bool Shrink(FakeContext* context) {
+    if (context->kept_bytes == 0) return false;
+    context->bytes -= context->kept_bytes;
+    context->kept_bytes = 0;
+    return true;
+  }
+  static void Destroy(FakeContext* context) {
+    live_fake_contexts.fetch_sub(1);
+    last_destroyed_serial.store(context->serial);
+    delete context;
+  }
+};
+
+using FakePool = ThreadLocalPool<FakePolicy>;
+
+PoolLimits Limits(size_t max_idle_per_thread_per_key, size_t max_pooled_bytes) {
+  PoolLimits limits;
+  limits.max_idle_per_thread_per_key = max_idle_per_thread_per_key;
+  limits.max_pooled_bytes = max_pooled_bytes;
+  return limits;
+}
+
+// The identities pool_stats.h promises for a pool at rest.
+void ExpectConsistent(const PoolCounters& stats) {
+  EXPECT_EQ(stats.live, stats.created - stats.destroyed);
+  EXPECT_GE(stats.destroyed,
+            stats.discarded + stats.rejected_by_caps + stats.evicted);
+  EXPECT_LE(stats.pooled, stats.live);
+}
 
 // Runs one thread per entry of `keys_per_thread`, each checking out a context
 // of each of its keys. They hold their checkouts until all have them, so
@@ -683,8 +699,8 @@ TEST(ContextPoolTest, EvictReserveIfFreesOnlyMatchingParkedContexts) {
 
 // Settings changed while threads that pooled contexts of the old settings
 // live on, parked: those contexts must not keep the byte cap from the new
-// key.
-TEST(ContextPoolTest, EvictIdleIfTakesLivingThreadsClaimsAtOnce) {
+// key, nor their heap.
+TEST(ContextPoolTest, EvictIdleIfFreesLivingThreadsIdleContextsAtOnce) {
   constexpr int kThreads = 12;
   constexpr int kOldKey = 6;
   constexpr int kNewKey = 7;
@@ -711,13 +727,13 @@ TEST(ContextPoolTest, EvictIdleIfTakesLivingThreadsClaimsAtOnce) {
   EXPECT_EQ(pool.EvictIdleIf([](int key) { return key != kNewKey; }),
             size_t{kThreads});
   EXPECT_EQ(budget->pooled_bytes(), 0u);
-  // Their threads have not run since, so the contexts are still idle in
-  // their lists.
+  // Their threads have not run since.
   stats = pool.Stats();
-  EXPECT_EQ(stats.pooled, uint64_t{kThreads});
-  EXPECT_EQ(stats.pooled_bytes, kThreads * kContextBytes);
-  EXPECT_EQ(stats.live, uint64_t{kThreads});
-  EXPECT_EQ(stats.destroyed, 0u);
+  EXPECT_EQ(stats.pooled, 0u);
+  EXPECT_EQ(stats.pooled_bytes, 0u);
+  EXPECT_EQ(stats.live, 0u);
+  EXPECT_EQ(stats.evicted, uint64_t{kThreads});
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
 
   constexpr int kCheckouts = 1000;
   for (int i = 0; i < kCheckouts; ++i) {
@@ -728,119 +744,156 @@ TEST(ContextPoolTest, EvictIdleIfTakesLivingThreadsClaimsAtOnce) {
   EXPECT_EQ(stats.created, uint64_t{kThreads} + 1);
   EXPECT_EQ(stats.reused, uint64_t{kCheckouts} - 1);
   EXPECT_EQ(stats.rejected_by_caps, 0u);
-  EXPECT_EQ(stats.pooled, uint64_t{kThreads} + 1);
+  EXPECT_EQ(stats.pooled, 1u);
   EXPECT_EQ(budget->pooled_bytes(), kContextBytes);
 
-  // Exiting, the threads free their stale contexts rather than park them.
+  // Exiting, the threads have nothing left to park or free.
   exit.Open();
   for (std::thread& thread : threads) thread.join();
   stats = pool.Stats();
   EXPECT_EQ(stats.in_reserve, 0u);
   EXPECT_EQ(stats.evicted, uint64_t{kThreads});
-  EXPECT_EQ(stats.destroyed, uint64_t{kThreads});
   EXPECT_EQ(stats.live, 1u);
   EXPECT_EQ(stats.pooled, 1u);
-  EXPECT_EQ(stats.pooled_bytes, kContextBytes);
   EXPECT_EQ(budget->pooled_bytes(), kContextBytes);
   ExpectConsistent(stats);
   EXPECT_EQ(live_fake_contexts.load(), live_before + 1);
 }
 
-// A thread frees its revoked contexts the next time it uses the pool, for
-// any key, and pools the revoked key again afterwards.
-TEST(ContextPoolTest, RevokedContextsAreFreedOnTheirThreadsNextUse) {
+// A thread that holds its list when another thread comes to free it (here,
+// paused as it takes a context out) keeps the list; the other thread takes
+// the claim, its bytes back in the budget at once, and the list's thread
+// frees the list as it lets go, then makes a new context. `free` is the
+// other thread's call; `stale` whether it retires the key.
+void ExpectAHeldListRevokedAndFreedAsItsThreadLetsGo(
+    const std::function<size_t(FakePool&)>& free, bool stale) {
   const int live_before = live_fake_contexts.load();
   auto budget = std::make_shared<IdleBudget>();
-  FakePool pool(budget);
-  Counter steps;
-  Gate use_again;
-  Gate exit;
-  std::thread worker([&] {
+  {
+    FakePool pool(budget);
+    Pause pause;
+    int old_serial = 0;
+    int new_serial = 0;
+    std::thread worker([&] {
+      FakeContext* idle = nullptr;
+      {
+        FakePool::Handle handle = pool.Acquire(1);
+        old_serial = handle->serial;
+        idle = handle.get();
+      }
+      idle->pause_in_bytes.store(&pause);
+      FakePool::Handle handle = pool.Acquire(1);  // pauses, holding the list
+      new_serial = handle->serial;
+    });
+    pause.reached.WaitFor(1);
+    EXPECT_EQ(free(pool), 1u);
+    EXPECT_EQ(budget->pooled_bytes(), 0u);
+    PoolCounters stats = pool.Stats();
+    EXPECT_EQ(stats.evicted, 0u) << "freed under its thread";
+    EXPECT_EQ(stats.pooled, 1u);
+    pause.resume.Open();
+    worker.join();
+
+    stats = pool.Stats();
+    EXPECT_NE(new_serial, old_serial);
+    EXPECT_EQ(stats.created, 2u);
+    EXPECT_EQ(stats.reused, 0u);
+    // The new one, checked out before a retirement, is freed on return.
+    EXPECT_EQ(stats.evicted, stale ? 2u : 1u);
+    EXPECT_EQ(stats.in_reserve, stale ? 0u : 1u);
+    EXPECT_EQ(budget->pooled_bytes(), stale ? 0u : kContextBytes);
+    ExpectConsistent(stats);
+  }
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
+TEST(ContextPoolTest, EvictIdleIfRevokesAHeldListItsThreadFreesAsItLetsGo) {
+  ExpectAHeldListRevokedAndFreedAsItsThreadLetsGo(
+      [](FakePool& pool) { return pool.EvictIdleIf([](int) { return true; }); },
+      /*stale=*/true);
+}
+
+TEST(ContextPoolTest, TrimThreadsRevokesAHeldListItsThreadFreesAsItLetsGo) {
+  ExpectAHeldListRevokedAndFreedAsItsThreadLetsGo(
+      [](FakePool& pool) {
+        pool.SetLimits(Limits(0, size_t{64} << 20));
+        const size_t trimmed = pool.TrimThreads();
+        pool.SetLimits(Limits(2, size_t{64} << 20));
+        return trimmed;
+      },
+      /*stale=*/false);
+}
+
+// Lowered, the per-thread cap frees the oldest of each list beyond it, in
+// living threads too; the byte cap frees parked contexts first, oldest
+// first, then living threads' while the budget holds more than it.
+TEST(ContextPoolTest, TrimmingFreesWhatIsIdleBeyondLoweredCaps) {
+  constexpr int kThreads = 4;
+  const int live_before = live_fake_contexts.load();
+  auto budget = std::make_shared<IdleBudget>(Limits(3, size_t{1} << 30));
+  {
+    FakePool pool(budget);
+    // Contexts of key 1 returned 3, 2, 1: the list holds them oldest first.
+    std::vector<int> serials;
     {
       FakePool::Handle a = pool.Acquire(1);
-      FakePool::Handle b = pool.Acquire(2);
+      FakePool::Handle b = pool.Acquire(1);
+      FakePool::Handle c = pool.Acquire(1);
+      serials = {a->serial, b->serial, c->serial};
     }
-    steps.Arrive();
-    use_again.Wait();
-    { FakePool::Handle c = pool.Acquire(3); }
-    { FakePool::Handle a = pool.Acquire(1); }
-    steps.Arrive();
-    exit.Wait();
-  });
-  steps.WaitFor(1);
-  EXPECT_EQ(pool.EvictIdleIf([](int key) { return key == 1; }), 1u);
-  EXPECT_EQ(budget->pooled_bytes(), kContextBytes);
-  PoolCounters stats = pool.Stats();
-  EXPECT_EQ(stats.pooled, 2u);
-  EXPECT_EQ(stats.pooled_bytes, 2 * kContextBytes);
-  EXPECT_EQ(stats.evicted, 0u);
+    // Each thread keeps three of key 2, and the reserve has two of key 3.
+    Counter pooled;
+    Gate exit;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&] {
+        {
+          FakePool::Handle a = pool.Acquire(2);
+          FakePool::Handle b = pool.Acquire(2);
+          FakePool::Handle c = pool.Acquire(2);
+        }
+        pooled.Arrive();
+        exit.Wait();
+      });
+    }
+    const std::vector<std::vector<int>> parked = ParkInOrder(pool, {{3}, {3}});
+    pooled.WaitFor(kThreads);
+    ASSERT_EQ(pool.Stats().pooled, 3u + 3 * kThreads + 2);
 
-  use_again.Open();
-  steps.WaitFor(2);
-  stats = pool.Stats();
-  EXPECT_EQ(stats.evicted, 1u);
-  EXPECT_EQ(stats.destroyed, 1u);
-  EXPECT_EQ(stats.created, 4u);  // keys 1 and 2, then 3 and 1 again
-  EXPECT_EQ(stats.reused, 0u);
-  EXPECT_EQ(stats.pooled, 3u);
-  EXPECT_EQ(stats.pooled_bytes, 3 * kContextBytes);
-  EXPECT_EQ(budget->pooled_bytes(), 3 * kContextBytes);
-  EXPECT_EQ(stats.live, 3u);
-  ExpectConsistent(stats);
+    pool.SetLimits(Limits(1, size_t{1} << 30));
+    EXPECT_EQ(pool.TrimReserve(), 0u) << "under the byte cap";
+    EXPECT_EQ(pool.TrimThreads(), 2u + 2 * kThreads);
+    PoolCounters stats = pool.Stats();
+    EXPECT_EQ(stats.pooled, 1u + kThreads + 2);
+    EXPECT_EQ(stats.in_reserve, 2u);
+    EXPECT_EQ(stats.evicted, 2u + 2 * kThreads);
+    EXPECT_EQ(budget->pooled_bytes(), (1 + kThreads + 2) * kContextBytes);
+    EXPECT_EQ(live_fake_contexts.load(), live_before + 1 + kThreads + 2);
+    {
+      FakePool::Handle kept = pool.Acquire(1);
+      EXPECT_EQ(kept->serial, serials[0]) << "the newest stays";
+    }
 
-  exit.Open();
-  worker.join();
-  stats = pool.Stats();
-  EXPECT_EQ(stats.in_reserve, 3u);
-  EXPECT_EQ(stats.pooled, 3u);
-  EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
-}
+    // Room for three: the reserve's two go, the older first, then living
+    // threads' until three are left.
+    pool.SetLimits(Limits(1, 3 * kContextBytes));
+    EXPECT_EQ(pool.TrimReserve(), 2u);
+    EXPECT_EQ(last_destroyed_serial.load(), parked[1][0]);
+    EXPECT_EQ(pool.TrimThreads(), kThreads - 2u);
+    stats = pool.Stats();
+    EXPECT_EQ(stats.pooled, 3u);
+    EXPECT_EQ(stats.in_reserve, 0u);
+    EXPECT_EQ(budget->pooled_bytes(), 3 * kContextBytes);
+    EXPECT_EQ(stats.pooled_bytes, 3 * kContextBytes);
+    EXPECT_EQ(live_fake_contexts.load(), live_before + 3);
+    ExpectConsistent(stats);
 
-// A pool of another Policy type, with its own thread caches.
-struct OtherFakePolicy : FakePolicy {};
-using OtherFakePool = ThreadLocalPool<OtherFakePolicy>;
-
-// A thread that revoked contexts are left with frees them on its next use
-// of any pool: of the same Policy or not, it may never use theirs again.
-template <typename NextPool>
-void ExpectRevokedFreedOnUseOf() {
-  const int live_before = live_fake_contexts.load();
-  FakePool revoking;
-  NextPool next;
-  Counter steps;
-  Gate use_next;
-  Gate exit;
-  std::thread worker([&] {
-    { FakePool::Handle handle = revoking.Acquire(1); }
-    steps.Arrive();
-    use_next.Wait();
-    { typename NextPool::Handle handle = next.Acquire(1); }
-    steps.Arrive();
-    exit.Wait();
-  });
-  steps.WaitFor(1);
-  EXPECT_EQ(revoking.EvictIdleIf([](int) { return true; }), 1u);
-  EXPECT_EQ(revoking.Stats().pooled, 1u);
-
-  use_next.Open();
-  steps.WaitFor(2);
-  const PoolCounters stats = revoking.Stats();
-  EXPECT_EQ(stats.evicted, 1u);
-  EXPECT_EQ(stats.pooled, 0u);
-  EXPECT_EQ(stats.pooled_bytes, 0u);
-  EXPECT_EQ(stats.live, 0u);
-  EXPECT_EQ(next.Stats().pooled, 1u);
-  EXPECT_EQ(live_fake_contexts.load(), live_before + 1);
-  exit.Open();
-  worker.join();
-}
-
-TEST(ContextPoolTest, RevokedContextsAreFreedOnUseOfAnotherPool) {
-  ExpectRevokedFreedOnUseOf<FakePool>();
-}
-
-TEST(ContextPoolTest, RevokedContextsAreFreedOnUseOfAnotherPolicysPool) {
-  ExpectRevokedFreedOnUseOf<OtherFakePool>();
+    // Within both caps, nothing more goes.
+    EXPECT_EQ(pool.TrimReserve() + pool.TrimThreads(), 0u);
+    exit.Open();
+    for (std::thread& thread : threads) thread.join();
+  }
+  EXPECT_EQ(live_fake_contexts.load(), live_before);
 }
 
 // A context of an evicted key checked out before the eviction would claim
@@ -869,18 +922,20 @@ TEST(ContextPoolTest, CheckoutOfAnEvictedKeyIsFreedOnReturn) {
     EXPECT_EQ(stats.evicted, 1u);
     ExpectConsistent(stats);
 
-    // Stale and still in this thread's list when the pool goes.
+    // This thread's own list is freed at once too.
     EXPECT_EQ(pool.EvictIdleIf([](int) { return true; }), 2u);
     EXPECT_EQ(budget->pooled_bytes(), 0u);
-    EXPECT_EQ(pool.Stats().pooled, 2u);
-    EXPECT_EQ(live_fake_contexts.load(), live_before + 2);
+    EXPECT_EQ(pool.Stats().pooled, 0u);
+    EXPECT_EQ(live_fake_contexts.load(), live_before);
   }
   EXPECT_EQ(live_fake_contexts.load(), live_before);
 }
 
-// Evictions racing with checkouts and returns on other threads: every
-// context is accounted for once, and the budget agrees with the pool.
-TEST(ContextPoolTest, EvictIdleIfRacingWithTrafficKeepsTheBooks) {
+// `free` (evictions or trims) racing with checkouts and returns on other
+// threads: every context is accounted for once, the budget agrees with the
+// pool, and no revoked context is left once the threads are idle.
+void ExpectTheBooksKeptWhileRacingWithTraffic(
+    const std::function<void(FakePool&, size_t call)>& free) {
   constexpr int kThreads = 4;
   constexpr int kRounds = 20000;
   constexpr int kKeys = 3;
@@ -889,11 +944,13 @@ TEST(ContextPoolTest, EvictIdleIfRacingWithTrafficKeepsTheBooks) {
   {
     FakePool pool(budget);
     std::atomic<int> running{kThreads};
+    Gate start;
     Counter done;
     Gate exit;
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&, t] {
+        start.Wait();
         for (int round = 0; round < kRounds; ++round) {
           FakePool::Handle a = pool.Acquire((t + round) % kKeys);
           FakePool::Handle b = pool.Acquire(round % kKeys);
@@ -903,17 +960,16 @@ TEST(ContextPoolTest, EvictIdleIfRacingWithTrafficKeepsTheBooks) {
         exit.Wait();
       });
     }
-    size_t evictions = 0;
-    while (running.load() > 0) {
-      const int stale = static_cast<int>(evictions++ % kKeys);
-      pool.EvictIdleIf([stale](int key) { return key == stale; });
-    }
+    start.Open();
+    size_t calls = 0;
+    do {
+      free(pool, calls++);
+    } while (running.load() > 0);
     done.WaitFor(kThreads);
+    pool.SetLimits(Limits(2, 8 * kContextBytes));
     PoolCounters stats = pool.Stats();
-    EXPECT_GT(evictions, 0u);
     EXPECT_EQ(stats.pooled_bytes, stats.pooled * kContextBytes);
-    // Less while stale contexts wait for their thread to free them.
-    EXPECT_LE(budget->pooled_bytes(), stats.pooled_bytes);
+    EXPECT_EQ(budget->pooled_bytes(), stats.pooled_bytes);
     EXPECT_LE(budget->pooled_bytes(), 8 * kContextBytes);
     EXPECT_EQ(stats.created + stats.reused, uint64_t{2} * kThreads * kRounds);
     EXPECT_EQ(stats.live, stats.pooled);
@@ -930,6 +986,23 @@ TEST(ContextPoolTest, EvictIdleIfRacingWithTrafficKeepsTheBooks) {
   }
   EXPECT_EQ(budget->pooled_bytes(), 0u);
   EXPECT_EQ(live_fake_contexts.load(), live_before);
+}
+
+TEST(ContextPoolTest, EvictIdleIfRacingWithTrafficKeepsTheBooks) {
+  ExpectTheBooksKeptWhileRacingWithTraffic([](FakePool& pool, size_t call) {
+    const int stale = static_cast<int>(call % 3);
+    pool.EvictIdleIf([stale](int key) { return key == stale; });
+  });
+}
+
+TEST(ContextPoolTest, TrimmingRacingWithTrafficKeepsTheBooks) {
+  ExpectTheBooksKeptWhileRacingWithTraffic([](FakePool& pool, size_t call) {
+    // Lowered one call, raised the next.
+    pool.SetLimits(call % 2 == 0 ? Limits(1, 3 * kContextBytes)
+                                 : Limits(2, 8 * kContextBytes));
+    pool.TrimReserve();
+    pool.TrimThreads();
+  });
 }
 
 TEST(ContextPoolTest, ThreadChurnReusesContexts) {

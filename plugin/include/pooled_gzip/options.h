@@ -112,9 +112,10 @@ struct Options {
   // Heap that idle contexts, and the buffers the core codec keeps between
   // messages, may hold across all threads. A context returned past it is
   // freed, after parked contexts of other settings are, or pooled without
-  // the buffers it keeps. Idle contexts of the backend, level, decoder or
-  // strictness a Configure call replaces stop counting against it at that
-  // call, in living threads too.
+  // the buffers it keeps. A Configure call frees, before it returns and in
+  // living threads too, the idle contexts of the backend, level, decoder or
+  // strictness it replaces, and what is idle beyond this cap or
+  // max_idle_contexts_per_thread when it lowers them.
   size_t max_pooled_bytes = size_t{64} << 20;
 };
 

@@ -30,10 +30,10 @@ struct PoolCounters {
   uint64_t in_reserve = 0;        // idle, left by threads that exited
   uint64_t pooled_bytes = 0;      // heap held by the idle contexts
   // Idle contexts left by threads that exited, freed to make room under the
-  // byte cap for contexts of another kind; and idle contexts of settings a
-  // Configure call replaced, freed then if left by threads that exited, or
-  // by their living thread when it next compresses or decompresses (or
-  // exits).
+  // byte cap for contexts of another kind; and idle contexts a Configure
+  // call retired (of settings it replaced, or beyond caps it lowered), freed
+  // by that call, or by their thread as it finished the checkout or return
+  // it was in the middle of at that instant.
   uint64_t evicted = 0;
 
   // Deprecated aliases of `reused` and `created`.
@@ -43,14 +43,14 @@ struct PoolCounters {
 
 // The members inherited from PoolCounters are the totals of both pools;
 // pooled_bytes is the pools' shared budget's own count, exact at any
-// moment: above Options::max_pooled_bytes only after that cap was lowered
-// below what was idle already (idle contexts are not trimmed). It also
-// counts the buffers the core codec keeps between messages, pooled as
-// contexts are and bound by the same caps, which no other member counts
-// (docs/design.md, "The pool"). It leaves out idle contexts of settings a
-// Configure call replaced, which no longer count against the cap but stay
-// in writers.pooled_bytes and readers.pooled_bytes until their thread frees
-// them (see `evicted`).
+// moment, and within Options::max_pooled_bytes but for returns racing a
+// Configure call that lowered it (which frees what is idle beyond it before
+// it returns). It also counts the buffers the core codec keeps between
+// messages, pooled as contexts are and bound by the same caps, which no
+// other member counts (docs/design.md, "The pool"). A thread's list that a
+// Configure call retired while the thread was changing it leaves
+// pooled_bytes at once, and writers.pooled_bytes or readers.pooled_bytes
+// when the thread lets go of it (see `evicted`).
 struct PoolStats : PoolCounters {
   PoolCounters writers;  // compressing contexts
   PoolCounters readers;  // decompressing contexts

@@ -116,6 +116,19 @@ void EvictStale(Backend backend, int level, DecompressSettings decompress) {
   });
 }
 
+// What is idle past caps just lowered would stay until reused. What
+// threads left at exit goes first, then living threads'; in each, message
+// buffers (only memory to make again) before readers, and writers (the
+// costliest to make) last.
+void TrimToLimits() {
+  Buffers().TrimReserve();
+  Readers().TrimReserve();
+  Writers().TrimReserve();
+  Buffers().TrimThreads();
+  Readers().TrimThreads();
+  Writers().TrimThreads();
+}
+
 }  // namespace
 
 Backend DefaultDecoder(Format format) {
@@ -169,6 +182,11 @@ absl::Status ApplyOptions(const Options& options) {
       before.exact_zlib_refusals != options.exact_zlib_refusals ||
       (old_level.ok() && *old_level != *level)) {
     EvictStale(options.backend, *level, CurrentDecompressSettings());
+  }
+  if (options.max_pooled_bytes < before.max_pooled_bytes ||
+      options.max_idle_contexts_per_thread <
+          before.max_idle_contexts_per_thread) {
+    TrimToLimits();
   }
   return absl::OkStatus();
 }

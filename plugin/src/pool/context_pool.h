@@ -17,27 +17,41 @@
 //   checked out  held by a Handle; counted live.
 //   idle         in its thread's Slot for its key (pool/thread_cache.h),
 //                its bytes claimed and recorded in the slot's
-//                RevocableClaim; only that thread takes it out or frees it.
-//   revoked      still in its slot, but EvictIdleIf (any thread) took the
-//                slot's claim and gave its bytes back. Counted pooled until
-//                its thread frees it, on its next use of any pool or at
-//                exit. Never checked out again.
+//                RevocableClaim. The slot's thread takes it out, or pools
+//                into the slot, holding the claim's word, never waiting;
+//                any other thread frees it only under the pool's lock,
+//                having taken the word (pool/revocable_claim.h), which it
+//                cannot while the slot's thread holds it.
+//   revoked      still in its slot, whose thread held the word when another
+//                thread came to free the slot's contexts: that thread took
+//                the claim and gave its bytes back. Counted pooled until
+//                the slot's thread frees it, as it lets go of the word.
+//                Never checked out again.
 //   parked       in the shared reserve (pool/reserve.h), moved there by its
 //                thread at exit with its claim. Any thread adopts or evicts
 //                it, under the reserve's lock.
 //   destroyed    discarded (an error, or Reset failed), rejected by a cap,
-//                evicted (stale, revoked, or pushed out of the reserve),
-//                returned on an exiting thread, or freed with the pool.
+//                evicted (stale, over a lowered cap, revoked, or pushed out
+//                of the reserve), returned on an exiting thread, or freed
+//                with the pool.
 //
 //   Acquire:  idle -> checked out (the slot's thread), else parked ->
 //             checked out (any thread), else a new context.
 //   Release:  checked out -> idle (of the releasing thread), or ->
-//             destroyed when Reset fails, the checkout is stale or a cap
-//             turns it away; to make room, other keys' parked -> destroyed.
-//   EvictIdleIf: idle -> revoked, parked -> destroyed.
-//   EvictReserveIf: parked -> destroyed.
+//             destroyed when Reset fails, the checkout is stale, a cap
+//             turns it away or another thread has the slot's word; to make
+//             room, other keys' parked -> destroyed.
+//   EvictIdleIf: idle -> destroyed (-> revoked while its thread holds the
+//             word), parked -> destroyed.
+//   EvictReserveIf, TrimReserve: parked -> destroyed.
+//   TrimThreads: idle -> destroyed (-> revoked while its thread holds the
+//             word), oldest of each slot first, while over a cap.
 //   Thread exit: idle -> parked (revoked -> destroyed). Pool destroyed:
 //             this thread's idle and every parked -> destroyed.
+//
+// So no idle context outlives a call that frees it, however long its
+// thread stays idle: a thread holding the word at that moment lets go of
+// it within the same checkout or return, and frees what was revoked then.
 //
 // Generations date checkouts, so that a level change reaches contexts
 // checked out across it, on whichever thread they come back. Each
@@ -51,15 +65,18 @@
 // (Release), given back as it leaves the books, by a revoker for a whole
 // slot at once (pool/revocable_claim.h). Memory is bounded twice:
 // `max_idle_per_thread_per_key` contexts per thread and key, and
-// `max_pooled_bytes` in the budget.
+// `max_pooled_bytes` in the budget; lowered, the caps bind what is idle
+// once TrimReserve and TrimThreads have run.
 //
 // fork(): a pool's owner registers, once, a pthread_atfork handler that
 // calls LockForFork before the fork and UnlockAfterFork after it, in parent
 // and child, so that no lock stays held in the child; an owner that holds
 // locks of its own while it uses the pool takes its own first. In the
 // child, what other threads had is leaked, never freed twice: their idle
-// contexts stay in their slots, their checkouts never return (Stats().live
-// keeps them), and bytes claimed for a context not yet pooled stay claimed.
+// contexts stay in their slots until an eviction or a trim frees them (a
+// slot held at the fork stays revoked), their checkouts never return
+// (Stats().live keeps them), and bytes claimed for a context not yet pooled
+// stay claimed.
 
 #ifndef POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
 #define POOLED_GZIP_SRC_POOL_CONTEXT_POOL_H_
@@ -150,9 +167,25 @@ class ThreadLocalPool {
     books().Destroy(context);
   }
 
-  // For later releases, in every pool sharing the budget; idle ones stay.
+  // For later releases, in every pool sharing the budget; what is idle
+  // stays until TrimReserve and TrimThreads.
   void SetLimits(const PoolLimits& limits) {
     books().budget->SetLimits(limits);
+  }
+
+  // Frees parked contexts, oldest first, while the budget holds more than
+  // its byte cap. Returns how many.
+  size_t TrimReserve() { return shared_->reserve.EvictOverCap(); }
+
+  // Frees living threads' idle contexts, the oldest of each thread's list
+  // first, while a list holds more than the per-thread cap or the budget
+  // more than its byte cap. A list its thread is changing at that moment
+  // is revoked whole instead, its bytes given back now, and freed by its
+  // thread as it lets go. Returns how many contexts gave up their bytes.
+  size_t TrimThreads() {
+    return registry_->TrimTo(
+        std::min<size_t>(books().budget->limits().max_idle_per_thread_per_key,
+                         RevocableClaim::kMaxContexts));
   }
 
   PoolLimits limits() const { return shared_->books.budget->limits(); }
@@ -166,10 +199,12 @@ class ThreadLocalPool {
   }
 
   // As EvictReserveIf, and living threads' idle contexts of those keys are
-  // revoked, their bytes back in the budget now. Checkouts of those keys
-  // from before this call (or for settings read before it) are freed when
-  // they come back. Returns how many contexts gave up their bytes. `pred`
-  // runs under the pool's locks and must not use the pool; a copy is kept.
+  // freed too (a list its thread is changing at that moment is revoked,
+  // its bytes given back now, and freed by its thread as it lets go).
+  // Checkouts of those keys from before this call (or for settings read
+  // before it) are freed when they come back. Returns how many contexts
+  // gave up their bytes. `pred` runs under the pool's locks and must not
+  // use the pool; a copy is kept.
   template <typename Pred>
   size_t EvictIdleIf(Pred pred) {
     // Threads' first: one exiting meanwhile parks in the reserve, evicted next.
@@ -239,7 +274,7 @@ class ThreadLocalPool {
       return books().budget->Claim(bytes) ||
              shared_->reserve.EvictForRoom(key, bytes);
     };
-    if (slot.idle.size() >= max_idle ||
+    if (slot.claim.contexts() >= max_idle ||
         !(claim() || (Policy::Shrink(context) &&
                       (bytes = Policy::Bytes(*context), claim())))) {
       books().rejected.fetch_add(1, std::memory_order_relaxed);
@@ -247,9 +282,23 @@ class ThreadLocalPool {
       return;
     }
     books().Pool(bytes);
-    // A revoker that came since Tidy refuses the Add: the context is then
-    // evicted if now stale, else recorded once the slot is tidied.
-    while (!slot.claim.Add(bytes)) {
+    // A revoker that came since Tidy has the slot, or revoked it: the
+    // context is then evicted if a revoker has the slot or it is now stale,
+    // else pooled once the slot is tidied.
+    for (;;) {
+      switch (slot.claim.TryHold()) {
+        case RevocableClaim::Hold::kHeld:
+          slot.idle.push_back(context);
+          if (slot.claim.AddAndLetGo(bytes)) return;
+          slot.idle.pop_back();
+          break;
+        case RevocableClaim::Hold::kRevoked:
+          break;
+        case RevocableClaim::Hold::kTaken:
+          books().Unpool(bytes);
+          books().Evict(context);
+          return;
+      }
       registry_->Tidy(slot);
       if (SlotRegistry<Policy>::Stale(slot, generation)) {
         books().Unpool(bytes);
@@ -257,7 +306,6 @@ class ThreadLocalPool {
         return;
       }
     }
-    slot.idle.push_back(context);
   }
 
   std::shared_ptr<Shared> shared_;

@@ -111,6 +111,22 @@ class Reserve {
     return true;
   }
 
+  // Frees contexts, oldest first, while the budget holds more than its
+  // byte cap; returns how many.
+  size_t EvictOverCap() {
+    if (size_.load(std::memory_order_relaxed) == 0) return 0;
+    std::vector<Context*> unpooled;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      while (books_.budget->pooled_bytes() >
+                 books_.budget->limits().max_pooled_bytes &&
+             UnpoolOldest(&unpooled)) {
+      }
+    }
+    for (Context* context : unpooled) books_.Evict(context);
+    return unpooled.size();
+  }
+
   template <typename Pred>
   size_t EvictIf(Pred& pred) {
     std::vector<Context*> unpooled;
@@ -186,6 +202,28 @@ class Reserve {
       }
     }
     return oldest;
+  }
+
+  // Moves the oldest context out of the reserve and the books (now, so that
+  // its bytes are free at once) into `unpooled`; false if there is none.
+  // Under the lock.
+  bool UnpoolOldest(std::vector<Context*>* unpooled) {
+    Bucket* oldest = nullptr;
+    for (Bucket& bucket : buckets_) {
+      if (oldest == nullptr ||
+          bucket.parked.front().sequence < oldest->parked.front().sequence) {
+        oldest = &bucket;
+      }
+    }
+    if (oldest == nullptr) return false;
+    const Parked parked = oldest->parked.front();
+    oldest->parked.pop_front();
+    oldest->bytes -= parked.bytes;
+    size_.fetch_sub(1, std::memory_order_relaxed);
+    if (oldest->parked.empty()) EraseBucket(oldest);
+    books_.Unpool(parked.bytes);
+    unpooled->push_back(parked.context);
+    return true;
   }
 
   // Drops an empty bucket, so that scans see only keys with contexts.

@@ -1,5 +1,5 @@
 // Each thread's free lists, and the registries through which other threads
-// revoke them (pool/context_pool.h has the protocol).
+// free or revoke them (pool/context_pool.h has the protocol).
 
 #ifndef POOLED_GZIP_SRC_POOL_THREAD_CACHE_H_
 #define POOLED_GZIP_SRC_POOL_THREAD_CACHE_H_
@@ -22,66 +22,6 @@
 namespace pooled_gzip {
 namespace internal {
 
-// Every pool cache of the calling thread, whatever its Policy, so that a
-// thread frees revoked contexts on its next use of any pool: a thread that
-// only reads would otherwise keep revoked writers for as long as it lives.
-class ThreadCaches {
- public:
-  struct Entry {
-    void (*tidy)(void* cache);
-    void* cache;
-    Entry* next = nullptr;
-  };
-
-  // After the claims are revoked, so that who sees the count sees them too.
-  static void CountRevocation() {
-    Revocations().fetch_add(1, std::memory_order_release);
-  }
-
-  static void Add(Entry* entry) {
-    entry->next = Local().head;
-    Local().head = entry;
-  }
-
-  static void Remove(Entry* entry) {
-    for (Entry** link = &Local().head; *link != nullptr;
-         link = &(*link)->next) {
-      if (*link == entry) {
-        *link = entry->next;
-        return;
-      }
-    }
-  }
-
-  // Tidies this thread's caches if a pool revoked since it last looked.
-  static void TidyIfRevoked() {
-    List& list = Local();
-    const uint64_t now = Revocations().load(std::memory_order_acquire);
-    if (list.seen == now) return;
-    list.seen = now;
-    for (Entry* entry = list.head; entry != nullptr; entry = entry->next) {
-      entry->tidy(entry->cache);
-    }
-  }
-
- private:
-  // Trivially destructible: there for caches destroyed late in thread exit.
-  struct List {
-    Entry* head;
-    uint64_t seen;  // Revocations() when the thread last tidied
-  };
-
-  static std::atomic<uint64_t>& Revocations() {
-    static std::atomic<uint64_t> revocations{0};
-    return revocations;
-  }
-
-  static List& Local() {
-    static thread_local List list{};
-    return list;
-  }
-};
-
 template <typename Policy>
 class SlotRegistry;
 
@@ -97,6 +37,8 @@ struct ThreadSlot {
   // Keeps the pool's books alive while the thread holds the slot.
   const std::shared_ptr<SlotRegistry<Policy>> registry;
   const Key key;
+  // Oldest first. Changed by the thread holding `claim`, or by a revoker
+  // that took it.
   std::vector<Context*> idle;
   // Once revoked, every context in `idle` is the thread's to free.
   RevocableClaim claim;
@@ -125,8 +67,8 @@ class SlotRegistry {
   // For the pool's fork handlers.
   std::mutex& mutex() { return mutex_; }
 
-  // May be seen late, but not after a failed Add or a Restore: both read
-  // the Revoke that followed the store.
+  // May be seen late, but not after a failed let-go or a Restore: both
+  // read the Take that followed the store.
   static bool Stale(const Slot& slot, uint64_t generation) {
     return slot.stale_in.load(std::memory_order_relaxed) >= generation;
   }
@@ -148,20 +90,37 @@ class SlotRegistry {
     return false;
   }
 
-  // An idle context of this thread's `slot`, out of the books, or null.
+  // The newest idle context of this thread's `slot`, out of the books, or
+  // null.
   Context* Pop(Slot& slot) {
-    if (slot.idle.empty()) return nullptr;
+    if (slot.claim.contexts() == 0) return nullptr;
+    switch (slot.claim.TryHold()) {
+      case RevocableClaim::Hold::kTaken:
+        return nullptr;
+      case RevocableClaim::Hold::kRevoked:
+        Tidy(slot);
+        return nullptr;
+      case RevocableClaim::Hold::kHeld:
+        break;
+    }
+    // A revoker may have emptied the list since the count was read.
+    if (slot.idle.empty()) {
+      if (!slot.claim.LetGo()) Tidy(slot);
+      return nullptr;
+    }
     Context* context = slot.idle.back();
     const size_t bytes = Policy::Bytes(*context);
-    if (!slot.claim.Remove(bytes)) {  // revoked: none of them is ours
+    slot.idle.pop_back();
+    if (!slot.claim.RemoveAndLetGo(bytes)) {  // revoked: none is ours
+      slot.idle.push_back(context);
       Tidy(slot);
       return nullptr;
     }
-    slot.idle.pop_back();
     books_.Unpool(bytes);
     return context;
   }
 
+  // The slot's thread, not holding it: frees a revoked list.
   void Tidy(Slot& slot) {
     if (!slot.claim.revoked()) return;
     FreeRevoked(slot);
@@ -195,32 +154,97 @@ class SlotRegistry {
     slot.idle.clear();
   }
 
-  // Revokes the slots of keys satisfying `pred`; returns their contexts' count.
+  // Takes the slots of keys satisfying `pred` from their threads and frees
+  // their contexts, or revokes a slot its thread holds, which frees them as
+  // it lets go; returns the contexts' count.
   template <typename Pred>
   size_t RevokeIf(Pred& pred) {
     size_t revoked = 0;
-    std::lock_guard<std::mutex> lock(mutex_);
-    // Checkouts from before the bump are stale; later ones asked for the
-    // key knowing the change (raw mode may name any level), so they pool.
-    const uint64_t stale = generation_.fetch_add(1, std::memory_order_acq_rel);
-    if (retirements_.size() == kRetirementsKept) {
-      newest_dropped_ = retirements_.front().stale;
-      retirements_.pop_front();
+    std::vector<Context*> taken;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      // Checkouts from before the bump are stale; later ones asked for the
+      // key knowing the change (raw mode may name any level), so they pool.
+      const uint64_t stale =
+          generation_.fetch_add(1, std::memory_order_acq_rel);
+      if (retirements_.size() == kRetirementsKept) {
+        newest_dropped_ = retirements_.front().stale;
+        retirements_.pop_front();
+      }
+      retirements_.push_back({stale, pred});
+      for (Slot* slot : slots_) {
+        if (!pred(static_cast<const Key&>(slot->key))) continue;
+        // Before Take, which the owner reads before pooling a checkout.
+        slot->stale_in.store(stale, std::memory_order_relaxed);
+        RevocableClaim::Held held;
+        const bool took_list = slot->claim.Take(&held);
+        revoked += held.contexts;
+        if (took_list) {
+          UnpoolOldest(*slot, slot->idle.size(), &held, &taken);
+          slot->claim.GiveRevoked();
+        } else {
+          books_.budget->Release(held.bytes);
+        }
+      }
     }
-    retirements_.push_back({stale, pred});
-    for (Slot* slot : slots_) {
-      if (!pred(static_cast<const Key&>(slot->key))) continue;
-      // Before Revoke, which the owner reads before pooling a checkout.
-      slot->stale_in.store(stale, std::memory_order_relaxed);
-      const RevocableClaim::Held held = slot->claim.Revoke();
-      books_.budget->Release(held.bytes);
-      revoked += held.contexts;
-    }
-    ThreadCaches::CountRevocation();
+    for (Context* context : taken) books_.Evict(context);
     return revoked;
   }
 
+  // Frees idle contexts of living threads, each slot's oldest first, while
+  // a slot holds more than `max_idle` or the budget more than its byte cap;
+  // a slot its thread holds is revoked instead, and its thread frees it as
+  // it lets go. Returns how many contexts gave up their bytes.
+  size_t TrimTo(size_t max_idle) {
+    size_t trimmed = 0;
+    std::vector<Context*> taken;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (Slot* slot : slots_) {
+        const uint64_t contexts = slot->claim.contexts();
+        if (contexts == 0 || (contexts <= max_idle && !OverByteCap())) {
+          continue;
+        }
+        RevocableClaim::Held held;
+        if (!slot->claim.Take(&held)) {
+          books_.budget->Release(held.bytes);
+          trimmed += held.contexts;
+          continue;
+        }
+        while (!slot->idle.empty() &&
+               (slot->idle.size() > max_idle || OverByteCap())) {
+          UnpoolOldest(*slot, 1, &held, &taken);
+          ++trimmed;
+        }
+        slot->claim.Give(held);
+      }
+    }
+    for (Context* context : taken) books_.Evict(context);
+    return trimmed;
+  }
+
  private:
+  bool OverByteCap() const {
+    return books_.budget->pooled_bytes() >
+           books_.budget->limits().max_pooled_bytes;
+  }
+
+  // Moves the `count` oldest contexts of a slot the caller took out of the
+  // slot, the books and `held`, into `taken`, to be freed once the lock is
+  // let go.
+  void UnpoolOldest(Slot& slot, size_t count, RevocableClaim::Held* held,
+                    std::vector<Context*>* taken) {
+    for (size_t i = 0; i < count; ++i) {
+      Context* context = slot.idle[i];
+      const size_t bytes = Policy::Bytes(*context);
+      books_.Unpool(bytes);
+      held->bytes -= bytes;
+      --held->contexts;
+      taken->push_back(context);
+    }
+    slot.idle.erase(slot.idle.begin(), slot.idle.begin() + count);
+  }
+
   // Their revoker gave the budget their bytes back already.
   void FreeRevoked(Slot& slot) {
     for (Context* context : slot.idle) {
@@ -262,11 +286,10 @@ class LocalCache {
     return &cache;
   }
 
-  LocalCache() { ThreadCaches::Add(&listing_); }
+  LocalCache() = default;
 
   ~LocalCache() {
     Gone() = true;
-    ThreadCaches::Remove(&listing_);
     for (const std::unique_ptr<Slot>& slot : slots_) {
       slot->registry->Retire(*slot, /*park=*/true);
     }
@@ -275,11 +298,8 @@ class LocalCache {
   LocalCache(const LocalCache&) = delete;
   LocalCache& operator=(const LocalCache&) = delete;
 
-  // After any revocation in the process, first frees what was revoked in
-  // every cache of this thread: it may never use those slots again.
   Slot& SlotFor(const std::shared_ptr<SlotRegistry<Policy>>& registry,
                 const Key& key) {
-    ThreadCaches::TidyIfRevoked();
     for (const std::unique_ptr<Slot>& slot : slots_) {
       if (slot->registry == registry && slot->key == key) return *slot;
     }
@@ -300,13 +320,6 @@ class LocalCache {
   }
 
  private:
-  static void TidyAll(void* cache) {
-    for (const std::unique_ptr<Slot>& slot :
-         static_cast<LocalCache*>(cache)->slots_) {
-      slot->registry->Tidy(*slot);
-    }
-  }
-
   // Trivially destructible: still readable after the cache died.
   static bool& Gone() {
     static thread_local bool gone = false;
@@ -315,7 +328,6 @@ class LocalCache {
 
   // At fixed addresses, which their pools keep.
   std::vector<std::unique_ptr<Slot>> slots_;
-  ThreadCaches::Entry listing_{&TidyAll, this};
 };
 
 }  // namespace internal
