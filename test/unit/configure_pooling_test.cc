@@ -80,20 +80,32 @@ class PoolingAfterConfigure : public testing::Test {
     return options;
   }
 
+  // Configures `options`, then leaves kParkedThreads threads in `parked`,
+  // each with one idle writer in its own list; the statistics then.
+  static PoolStats ParkIdleWriters(const Options& options,
+                                   ParkedThreads* parked) {
+    EXPECT_TRUE(Configure(options).ok());
+    const std::string message = Message();
+    for (int i = 0; i < kParkedThreads; ++i) {
+      parked->Park([&] { Compressed(message); });
+    }
+    const PoolStats warm = GetPoolStats();
+    EXPECT_EQ(warm.writers.pooled - warm.writers.in_reserve,
+              uint64_t{kParkedThreads});
+    return warm;
+  }
+
   const Options saved_ = GetOptions();
 };
 
 TEST_F(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
   Options options = LibdeflateAt(6);
   options.max_pooled_bytes = kMaxPooledBytes;
-  ASSERT_TRUE(Configure(options).ok());
-  const std::string message = Message();
-
   // Each thread leaves one idle level-6 writer in its own list.
-  ParkedThreads parked(kParkedThreads, [&] { Compressed(message); });
-  const PoolStats warm = GetPoolStats();
-  ASSERT_EQ(warm.writers.pooled, uint64_t{kParkedThreads});
+  ParkedThreads parked;
+  const PoolStats warm = ParkIdleWriters(options, &parked);
   ASSERT_EQ(warm.writers.in_reserve, 0u);
+  const std::string message = Message();
   // The cap has no room for a thirteenth writer.
   ASSERT_GT(warm.pooled_bytes + warm.pooled_bytes / kParkedThreads,
             kMaxPooledBytes);
@@ -124,11 +136,9 @@ TEST_F(PoolingAfterConfigure, LevelChangeReleasesLiveThreadsIdleWriters) {
 TEST_F(PoolingAfterConfigure, LoweringMaxPooledBytesFreesIdleContextsToIt) {
   Options options = LibdeflateAt(6);
   options.max_pooled_bytes = kMaxPooledBytes;
-  ASSERT_TRUE(Configure(options).ok());
-  const std::string message = Message();
-  ParkedThreads parked(kParkedThreads, [&] { Compressed(message); });
-  const PoolStats warm = GetPoolStats();
-  ASSERT_EQ(warm.writers.pooled, uint64_t{kParkedThreads});
+  ParkedThreads parked;
+  const PoolStats warm = ParkIdleWriters(options, &parked);
+  ASSERT_EQ(warm.writers.in_reserve, 0u);
 
   options.max_pooled_bytes = warm.pooled_bytes / 3;
   ASSERT_TRUE(Configure(options).ok());
@@ -150,12 +160,8 @@ TEST_F(PoolingAfterConfigure, LoweringMaxPooledBytesFreesIdleContextsToIt) {
 // The same for the per-thread cap: at 0, no thread keeps an idle writer.
 TEST_F(PoolingAfterConfigure, LoweringMaxIdlePerThreadFreesIdleContextsToIt) {
   Options options = LibdeflateAt(6);
-  ASSERT_TRUE(Configure(options).ok());
-  const std::string message = Message();
-  ParkedThreads parked(kParkedThreads, [&] { Compressed(message); });
-  const PoolStats warm = GetPoolStats();
-  ASSERT_EQ(warm.writers.pooled - warm.writers.in_reserve,
-            uint64_t{kParkedThreads});
+  ParkedThreads parked;
+  const PoolStats warm = ParkIdleWriters(options, &parked);
 
   options.max_idle_contexts_per_thread = 0;
   ASSERT_TRUE(Configure(options).ok());
