@@ -122,14 +122,22 @@ struct FakePolicy {
   }
 };
 
-using FakePool = ThreadLocalPool<FakePolicy>;
-
 PoolLimits Limits(size_t max_idle_per_thread_per_key, size_t max_pooled_bytes) {
   PoolLimits limits;
   limits.max_idle_per_thread_per_key = max_idle_per_thread_per_key;
   limits.max_pooled_bytes = max_pooled_bytes;
   return limits;
 }
+
+// The pool has no default limits; these are the tests' own, room for what
+// a case keeps unless it sets its own.
+PoolLimits TestLimits() { return Limits(2, size_t{64} << 20); }
+
+class FakePool : public ThreadLocalPool<FakePolicy> {
+ public:
+  using ThreadLocalPool::ThreadLocalPool;
+  FakePool() : ThreadLocalPool(TestLimits()) {}
+};
 
 // The identities pool_stats.h promises for a pool at rest.
 void ExpectConsistent(const PoolCounters& stats) {
@@ -171,12 +179,6 @@ std::vector<std::vector<int>> ParkInOrder(
     threads[t].join();  // parks its contexts before the next thread exits
   }
   return serials;
-}
-
-TEST(ContextPoolTest, DefaultLimits) {
-  FakePool pool;
-  EXPECT_EQ(pool.limits().max_idle_per_thread_per_key, 2u);
-  EXPECT_EQ(pool.limits().max_pooled_bytes, size_t{64} << 20);
 }
 
 TEST(ContextPoolTest, ReusesContextOnSameThread) {
@@ -768,7 +770,7 @@ TEST(ContextPoolTest, EvictIdleIfFreesLivingThreadsIdleContextsAtOnce) {
 void ExpectAHeldListRevokedAndFreedAsItsThreadLetsGo(
     const std::function<size_t(FakePool&)>& free, bool stale) {
   const int live_before = live_fake_contexts.load();
-  auto budget = std::make_shared<IdleBudget>();
+  auto budget = std::make_shared<IdleBudget>(TestLimits());
   {
     FakePool pool(budget);
     Pause pause;
@@ -901,7 +903,7 @@ TEST(ContextPoolTest, TrimmingFreesWhatIsIdleBeyondLoweredCaps) {
 TEST(ContextPoolTest, CheckoutOfAnEvictedKeyIsFreedOnReturn) {
   const int live_before = live_fake_contexts.load();
   {
-    auto budget = std::make_shared<IdleBudget>();
+    auto budget = std::make_shared<IdleBudget>(TestLimits());
     FakePool pool(budget);
     FakePool::Handle old_key = pool.Acquire(1);
     FakePool::Handle kept_key = pool.Acquire(2);

@@ -125,8 +125,9 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
-                        Backend backend, Strictness strictness,
+                        std::optional<Backend> decoder, Strictness strictness,
                         uint64_t settings_generation) {
+  const Backend backend = decoder.value_or(DefaultDecoder(format));
   // Before any counting: a message of no backend has no traffic row.
   if (!KnownBackend(backend)) {
     return absl::InvalidArgumentError(
@@ -158,11 +159,11 @@ absl::Status CompressToString(absl::string_view input,
 
 absl::Status DecompressToString(absl::string_view input, Format format,
                                 size_t max_output_bytes, std::string* out,
-                                Backend backend) {
+                                std::optional<Backend> decoder) {
   out->clear();
   StringSink sink(out, max_output_bytes);
   absl::Status status = Decompress(absl::MakeConstSpan(&input, 1), format,
-                                   max_output_bytes, &sink, backend);
+                                   max_output_bytes, &sink, decoder);
   if (!status.ok()) out->clear();
   return status;
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -22,8 +23,8 @@ namespace internal {
 
 struct CompressOptions {
   Format format = Format::kGzip;
-  int level = kDefaultLevel;
-  Backend backend = Backend::kZlib;
+  int level = Options().level;
+  Backend backend = Options().backend;
   // RESOURCE_EXHAUSTED as soon as the stream would be longer.
   size_t max_output_bytes = std::numeric_limits<size_t>::max();
   // Options::skip_incompressible and min_compress_bytes.
@@ -41,20 +42,21 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 
 // Inflates exactly one complete stream from the concatenation of `input`,
 // with Inflater::Inflate's errors, and INTERNAL if no decoder can be
-// created, INVALID_ARGUMENT for a `backend` of none of Backend's values. On
+// created, INVALID_ARGUMENT for a `decoder` of none of Backend's values. On
 // error the sink may hold partial output, which the caller must drop.
+// `decoder` unset: `format`'s default, as with Options::decoder unset.
 // `settings_generation`: DecompressSettings::pool_generation, if any.
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
-                        Backend backend = Backend::kZlib,
+                        std::optional<Backend> decoder = Options().decoder,
                         Strictness strictness = Strictness::kDecoder,
                         uint64_t settings_generation = 0);
 
 absl::Status CompressToString(absl::string_view input,
                               const CompressOptions& options, std::string* out);
-absl::Status DecompressToString(absl::string_view input, Format format,
-                                size_t max_output_bytes, std::string* out,
-                                Backend backend = Backend::kZlib);
+absl::Status DecompressToString(
+    absl::string_view input, Format format, size_t max_output_bytes,
+    std::string* out, std::optional<Backend> decoder = Options().decoder);
 
 // kAsConfigured for a caller that can send a message plain.
 enum class Skipping { kNever, kAsConfigured };

@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include "codec/settings.h"
+
 namespace pooled_gzip {
 namespace internal {
 namespace {
@@ -43,9 +45,10 @@ Pools& ThePools() {
 
 }  // namespace
 
+// A fresh process's limits are Options{}'s, as Configure(Options{}) sets.
 const std::shared_ptr<IdleBudget>& Budget() {
-  static const auto* budget =
-      new std::shared_ptr<IdleBudget>(std::make_shared<IdleBudget>());
+  static const auto* budget = new std::shared_ptr<IdleBudget>(
+      std::make_shared<IdleBudget>(PoolLimitsOf(Options{})));
   return *budget;
 }
 

@@ -47,9 +47,11 @@ constexpr uint64_t Pack(const DecompressSettings& settings) {
          (static_cast<uint64_t>(settings.zlib_decoder) << kHighByteShift);
 }
 
-// Constant-initialised: messages may be compressed before main().
-std::atomic<uint64_t> g_compress{Pack(CompressSettings{})};
-std::atomic<uint64_t> g_decompress{Pack(DecompressSettings{})};
+// Constant-initialised, from a fresh process's options: messages may be
+// compressed before main().
+std::atomic<uint64_t> g_compress{Pack(CompressSettingsOf(Options{}))};
+std::atomic<uint64_t> g_decompress{
+    Pack(DecompressSettingsOf(Options{}, kGrpcDefaultMaxReceive))};
 
 // Held across fork(), before the pools' locks: ApplyOptions evicts under it.
 std::mutex& Mutex() {
@@ -71,33 +73,15 @@ Options& Guarded() {
 // Written under the mutex; read without it, so noting no larger limit is free.
 std::atomic<size_t> g_noted_limit{kGrpcDefaultMaxReceive};
 
-size_t DerivedCap(size_t noted_limit) {
-  if (noted_limit > std::numeric_limits<size_t>::max() / kDerivedCapFactor) {
-    return std::numeric_limits<size_t>::max();
-  }
-  return kDerivedCapFactor * noted_limit;
-}
-
 // Called with the mutex held.
 void Publish(const Options& options) {
-  CompressSettings compress;
-  compress.backend = options.backend;
-  compress.level = options.level;
-  compress.skip_incompressible = options.skip_incompressible;
-  compress.min_compress_bytes = options.min_compress_bytes;
-  DecompressSettings decompress;
-  decompress.cap = options.max_decompressed_bytes.value_or(
-      DerivedCap(g_noted_limit.load(std::memory_order_relaxed)));
-  decompress.gzip_decoder =
-      options.decoder.value_or(DefaultDecoder(Format::kGzip));
-  decompress.zlib_decoder =
-      options.decoder.value_or(DefaultDecoder(Format::kZlib));
-  decompress.strictness =
-      options.exact_zlib_refusals ? Strictness::kZlib : Strictness::kDecoder;
-  g_compress.store(Pack(compress), std::memory_order_release);
-  g_decompress.store(Pack(decompress), std::memory_order_release);
-  Budget()->SetLimits(
-      {options.max_idle_contexts_per_thread, options.max_pooled_bytes});
+  g_compress.store(Pack(CompressSettingsOf(options)),
+                   std::memory_order_release);
+  g_decompress.store(
+      Pack(DecompressSettingsOf(options,
+                                g_noted_limit.load(std::memory_order_relaxed))),
+      std::memory_order_release);
+  Budget()->SetLimits(PoolLimitsOf(options));
 }
 
 // Idle contexts of settings no longer in use would hold the budget until
@@ -130,10 +114,6 @@ void TrimToLimits() {
 }
 
 }  // namespace
-
-Backend DefaultDecoder(Format format) {
-  return format == Format::kGzip ? kDefaultGzipDecoder : kDefaultDeflateDecoder;
-}
 
 // The generation first: ApplyOptions publishes before it retires contexts.
 CompressSettings CurrentCompressSettings() {

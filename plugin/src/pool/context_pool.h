@@ -117,7 +117,7 @@ class ThreadLocalPool {
   // slot is where EvictIdleIf marks it stale.
   using Handle = std::unique_ptr<Context, Returner>;
 
-  explicit ThreadLocalPool(PoolLimits limits = {})
+  explicit ThreadLocalPool(PoolLimits limits)
       : ThreadLocalPool(std::make_shared<IdleBudget>(limits)) {}
   explicit ThreadLocalPool(std::shared_ptr<IdleBudget> budget)
       : shared_(std::make_shared<Shared>(std::move(budget))),

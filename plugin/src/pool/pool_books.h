@@ -15,14 +15,16 @@
 namespace pooled_gzip {
 namespace internal {
 
+// No defaults here: the pools' user chooses them (codec/settings.h takes
+// them from Options{}).
 struct PoolLimits {
-  size_t max_idle_per_thread_per_key = 2;
-  size_t max_pooled_bytes = size_t{64} << 20;
+  size_t max_idle_per_thread_per_key;
+  size_t max_pooled_bytes;
 };
 
 class IdleBudget {
  public:
-  explicit IdleBudget(const PoolLimits& limits = {}) { SetLimits(limits); }
+  explicit IdleBudget(const PoolLimits& limits) { SetLimits(limits); }
 
   void SetLimits(const PoolLimits& limits) {
     max_idle_per_thread_per_key_.store(limits.max_idle_per_thread_per_key,
