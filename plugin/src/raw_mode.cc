@@ -51,10 +51,9 @@ absl::Status DecompressSlices(const internal::SliceViews& views,
                               internal::Format format, size_t max_output_bytes,
                               std::string* out) {
   internal::StringSink sink(out, max_output_bytes);
-  const internal::InflaterKey reader = internal::ConfiguredReader(format);
   absl::Status status =
       internal::Decompress(views, format, max_output_bytes, &sink,
-                           reader.backend, reader.strictness);
+                           internal::ConfiguredReader(format));
   if (!status.ok()) out->clear();
   return status;
 }

@@ -150,7 +150,7 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       EXPECT_EQ(decompress.strictness,
                 level != 1 ? Strictness::kZlib : Strictness::kDecoder);
       for (Format format : {Format::kGzip, Format::kZlib}) {
-        const InflaterKey reader = ConfiguredReader(format);
+        const InflaterKey reader = ConfiguredReader(format).key;
         EXPECT_EQ(reader.backend, backend);
         EXPECT_EQ(reader.format, format);
         // zlib's readers are one kind, whatever the strictness.
@@ -270,9 +270,10 @@ TEST(Configure, TheDecoderDefaultsToTheFastestPerFormat) {
   // Whoever compresses: docs/backends.md, "Decoders", measures each on each.
   EXPECT_EQ(decompress.gzip_decoder, Backend::kLibdeflate);
   EXPECT_EQ(decompress.zlib_decoder, Backend::kIsal);
-  EXPECT_EQ(ConfiguredReader(Format::kGzip).backend, Backend::kLibdeflate);
+  EXPECT_EQ(ConfiguredReader(Format::kGzip).key.backend, Backend::kLibdeflate);
   // And by its own rules, in one pass.
-  EXPECT_EQ(ConfiguredReader(Format::kGzip).strictness, Strictness::kDecoder);
+  EXPECT_EQ(ConfiguredReader(Format::kGzip).key.strictness,
+            Strictness::kDecoder);
   ASSERT_TRUE(Configure(original).ok());
 }
 

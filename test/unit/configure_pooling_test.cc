@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/string_view.h"
+#include "codec/chunk_sink.h"
 #include "codec/codec.h"
 #include "codec/libdeflate_backend.h"
 #include "codec/settings.h"
@@ -47,7 +49,8 @@ std::string Compressed(const std::string& message) {
 std::string Inflated(const std::string& compressed) {
   std::string out;
   EXPECT_TRUE(DecompressToString(compressed, Format::kGzip, size_t{1} << 20,
-                                 &out, ConfiguredReader(Format::kGzip).backend)
+                                 &out,
+                                 ConfiguredReader(Format::kGzip).key.backend)
                   .ok());
   return out;
 }
@@ -201,6 +204,45 @@ TEST_F(PoolingAfterConfigure, AWriterForSettingsReadBeforeAChangeIsNotPooled) {
     ASSERT_TRUE(
         CompressToString(message, ConfiguredOptions(Format::kGzip), &out).ok());
     EXPECT_EQ(GetPoolStats().writers.pooled, after.writers.pooled + 1);
+  }).join();
+}
+
+// Raw mode's decode reads its reader as the core codec does, with the
+// generation: one whose settings were read just before a Configure that
+// retires them is freed when it returns instead of pooled. Raw mode's
+// DecompressSlices is ConfiguredReader then Decompress with what it
+// returned; the Configure comes between the two. On a thread of its own,
+// which had no slot for the old key when the change came.
+TEST_F(PoolingAfterConfigure,
+       ARawModeReaderForSettingsReadBeforeAChangeIsNotPooled) {
+  Options options = saved_;
+  options.decoder = Backend::kLibdeflate;
+  ASSERT_TRUE(Configure(options).ok());
+  const std::string message = Message();
+  const std::string compressed = Compressed(message);
+  std::thread([&] {
+    const ConfiguredReaderKey read_before = ConfiguredReader(Format::kGzip);
+    ASSERT_EQ(read_before.key.backend, Backend::kLibdeflate);
+    options.decoder = Backend::kZlib;
+    ASSERT_TRUE(Configure(options).ok());
+    const PoolStats configured = GetPoolStats();
+    std::string out;
+    StringSink sink(&out, size_t{1} << 20);
+    const absl::string_view input = compressed;
+    ASSERT_TRUE(Decompress({&input, 1}, Format::kGzip, size_t{1} << 20, &sink,
+                           read_before)
+                    .ok());
+    ASSERT_EQ(out, message);
+    const PoolStats after = GetPoolStats();
+    EXPECT_EQ(after.readers.pooled, configured.readers.pooled);
+    EXPECT_EQ(after.readers.evicted, configured.readers.evicted + 1);
+    // A reader of the settings in force is pooled as ever.
+    out.clear();
+    StringSink current_sink(&out, size_t{1} << 20);
+    ASSERT_TRUE(Decompress({&input, 1}, Format::kGzip, size_t{1} << 20,
+                           &current_sink, ConfiguredReader(Format::kGzip))
+                    .ok());
+    EXPECT_EQ(GetPoolStats().readers.pooled, after.readers.pooled + 1);
   }).join();
 }
 

@@ -41,8 +41,8 @@ Effective Read() {
   now.gzip_writer.settings_generation = 0;
   now.zlib_writer = ConfiguredOptions(Format::kZlib, Skipping::kAsConfigured);
   now.zlib_writer.settings_generation = 0;
-  now.gzip_reader = ConfiguredReader(Format::kGzip);
-  now.zlib_reader = ConfiguredReader(Format::kZlib);
+  now.gzip_reader = ConfiguredReader(Format::kGzip).key;
+  now.zlib_reader = ConfiguredReader(Format::kZlib).key;
   return now;
 }
 

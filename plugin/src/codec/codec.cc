@@ -57,8 +57,9 @@ CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
   return options;
 }
 
-InflaterKey ConfiguredReader(Format format) {
-  return CurrentDecompressSettings().ReaderFor(format);
+ConfiguredReaderKey ConfiguredReader(Format format) {
+  const DecompressSettings settings = CurrentDecompressSettings();
+  return {settings.ReaderFor(format), settings.pool_generation};
 }
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {
@@ -147,6 +148,13 @@ absl::Status Decompress(absl::Span<const absl::string_view> input,
   CountMessage(/*compressing=*/false, format, backend, status, TotalSize(input),
                counting.bytes(), timer.ElapsedNanoseconds());
   return status;
+}
+
+absl::Status Decompress(absl::Span<const absl::string_view> input,
+                        Format format, size_t max_output_bytes, ChunkSink* sink,
+                        const ConfiguredReaderKey& reader) {
+  return Decompress(input, format, max_output_bytes, sink, reader.key.backend,
+                    reader.key.strictness, reader.settings_generation);
 }
 
 absl::Status CompressToString(absl::string_view input,

@@ -65,8 +65,19 @@ enum class Skipping { kNever, kAsConfigured };
 CompressOptions ConfiguredOptions(Format format,
                                   Skipping skipping = Skipping::kNever);
 
-// The process-wide reader of `format`: decoder and strictness.
-InflaterKey ConfiguredReader(Format format);
+// The process-wide reader of `format` (decoder and strictness), with the
+// reader pool's generation read before it, which makes a checkout for
+// settings a Configure retires meanwhile come back stale.
+struct ConfiguredReaderKey {
+  InflaterKey key;
+  uint64_t settings_generation = 0;
+};
+ConfiguredReaderKey ConfiguredReader(Format format);
+
+// Decompress with `reader`'s key and generation together.
+absl::Status Decompress(absl::Span<const absl::string_view> input,
+                        Format format, size_t max_output_bytes, ChunkSink* sink,
+                        const ConfiguredReaderKey& reader);
 
 }  // namespace internal
 }  // namespace pooled_gzip
