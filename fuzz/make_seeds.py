@@ -218,7 +218,7 @@ def complete(count, a):
 
 def strict_bodies():
     """Deflate bodies zlib refuses that libdeflate or ISA-L takes (the cases
-    of backend_test's StrictDecodeTest), by the library that takes each."""
+    of zlib_rules_test's StrictDecodeTest), by the library that takes each."""
     bodies = {}
     for sym in (286, 287):
         w = BitWriter()
