@@ -160,7 +160,7 @@ std::string ImplName(Op op, const Impl& impl) {
     name = absl::StrCat(pooled_gzip::BackendName(impl.backend), "@",
                         EncoderName(impl.encoder));
   }
-  if (impl.format == Format::kZlib) absl::StrAppend(&name, "/deflate");
+  if (impl.format == Format::kDeflate) absl::StrAppend(&name, "/deflate");
   if (impl.feed == Feed::kSliced) absl::StrAppend(&name, "/sliced");
   if (impl.feed == Feed::kCold) absl::StrAppend(&name, "/cold");
   return name;
@@ -223,7 +223,7 @@ std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
     impls.push_back(DecompressImpl(Backend::kIsal, kIsal1));
     return impls;
   }
-  for (Format format : {Format::kGzip, Format::kZlib}) {
+  for (Format format : {Format::kGzip, Format::kDeflate}) {
     for (const Encoder& encoder : {kZlib6, kLibdeflate6, kIsal1}) {
       for (Backend decoder : pooled_gzip::internal::kAllBackends) {
         impls.push_back(DecompressImpl(decoder, encoder, format));

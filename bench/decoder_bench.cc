@@ -229,7 +229,7 @@ void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder,
 
 std::vector<Cell> Cells() {
   std::vector<Cell> cells;
-  for (Format format : {Format::kGzip, Format::kZlib}) {
+  for (Format format : {Format::kGzip, Format::kDeflate}) {
     for (payloads::Kind kind :
          {payloads::Kind::kRecords, payloads::Kind::kProse}) {
       for (size_t size : {size_t{1} << 10, size_t{64} << 10, size_t{1} << 20}) {
@@ -344,7 +344,8 @@ void BM_Views(benchmark::State& state, Cell cell) {
 std::vector<Cell> FragmentedCells() {
   return {
       {Format::kGzip, payloads::Kind::kRecords, size_t{64} << 10, kSenders[0]},
-      {Format::kZlib, payloads::Kind::kRecords, size_t{64} << 10, kSenders[0]}};
+      {Format::kDeflate, payloads::Kind::kRecords, size_t{64} << 10,
+       kSenders[0]}};
 }
 
 constexpr char kFragmented[] = "/1-byte-slices";

@@ -216,7 +216,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       header.byte(1) == 0xff ? kNoLimit : size_t{header.byte(1)} * 8;
   for (size_t limit : {kBigLimit, small_limit}) {
     CheckStream(gzip, Format::kGzip, limit, header.byte(2), header.byte(3));
-    CheckStream(zlib, Format::kZlib, limit, header.byte(2), header.byte(3));
+    CheckStream(zlib, Format::kDeflate, limit, header.byte(2), header.byte(3));
   }
   return 0;
 }

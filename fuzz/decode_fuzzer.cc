@@ -85,7 +85,7 @@ void ExpectKnownGoodStillDecodes(Format format, Backend backend) {
   static const std::string* const kGzip =
       new std::string(KnownGoodCompressed(Format::kGzip));
   static const std::string* const kZlib =
-      new std::string(KnownGoodCompressed(Format::kZlib));
+      new std::string(KnownGoodCompressed(Format::kDeflate));
   std::string out;
   const absl::Status status = DecompressToString(
       format == Format::kGzip ? *kGzip : *kZlib, format, 1024, &out, backend);
@@ -103,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Header header(data, size, 6);
   if (!header.ok()) return 0;
   const Format format =
-      (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
+      (header.byte(0) & 1) != 0 ? Format::kDeflate : Format::kGzip;
   const Backend backend = BackendOf(header.byte(0) >> 2);
   UseBackend(backend);
   const size_t limit_code = (size_t{header.byte(1)} << 16) |

@@ -85,7 +85,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Header header(data, size, 3);
   if (!header.ok()) return 0;
   CompressOptions options;
-  options.format = (header.byte(0) & 1) != 0 ? Format::kZlib : Format::kGzip;
+  options.format = (header.byte(0) & 1) != 0 ? Format::kDeflate : Format::kGzip;
   options.backend = BackendOf(header.byte(0) >> 6);
   // One of the backend's levels, or -1 for its default.
   const int choices = internal::LevelsOf(options.backend).max + 2;

@@ -52,7 +52,7 @@ int WindowBits(Format format) { return format == Format::kGzip ? 15 + 16 : 15; }
 
 absl::StatusOr<Format> FormatOf(absl::string_view encoding) {
   if (encoding == "gzip") return Format::kGzip;
-  if (encoding == "deflate") return Format::kZlib;
+  if (encoding == "deflate") return Format::kDeflate;
   return absl::InvalidArgumentError(
       absl::StrCat("no zlib format for grpc-encoding '", encoding, "'"));
 }

@@ -56,7 +56,7 @@ std::vector<TrafficStats> GetTrafficStats() {
   using internal::TrafficOf;
   std::vector<TrafficStats> rows;
   for (bool compressing : {true, false}) {
-    for (Format format : {Format::kGzip, Format::kZlib}) {
+    for (Format format : {Format::kGzip, Format::kDeflate}) {
       for (const internal::BackendRow& backend_row : internal::kBackendRows) {
         const Traffic& traffic =
             TrafficOf(compressing, format, backend_row.backend);

@@ -70,9 +70,9 @@ std::string ExpectedBackend() {
 // The decoder the pooled programs inflate `algorithm` with: they name no
 // decoder, so the library's default for the format, whoever compressed.
 std::string ExpectedDecoder(const std::string& algorithm) {
-  return std::string(BackendName(
-      internal::DefaultDecoder(algorithm == "gzip" ? internal::Format::kGzip
-                                                   : internal::Format::kZlib)));
+  return std::string(BackendName(internal::DefaultDecoder(
+      algorithm == "gzip" ? internal::Format::kGzip
+                          : internal::Format::kDeflate)));
 }
 
 // Reads the "traffic:" lines the pooled programs print (one per

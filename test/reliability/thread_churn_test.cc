@@ -62,7 +62,7 @@ struct Worker {
 
   void operator()(int index) const {
     const std::string text = Text(200 + (index % 50) * 40, index);
-    const Format format = index % 2 == 0 ? Format::kGzip : Format::kZlib;
+    const Format format = index % 2 == 0 ? Format::kGzip : Format::kDeflate;
     CompressOptions options;
     options.format = format;
     options.level = index % 3 == 0 ? 1 : kDefaultLevel;

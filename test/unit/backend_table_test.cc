@@ -20,7 +20,7 @@
 namespace pooled_gzip::internal {
 namespace {
 
-constexpr Format kFormats[] = {Format::kGzip, Format::kZlib};
+constexpr Format kFormats[] = {Format::kGzip, Format::kDeflate};
 
 // The rows follow Backend's values, one each, so that a row's index is its
 // traffic row and an enumerator without a row is unknown.

@@ -175,7 +175,7 @@ TEST_P(RoundTripTest, SmallChunksBothWays) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllFormatsSizesLevels, RoundTripTest,
-    testing::Combine(testing::Values(Format::kGzip, Format::kZlib),
+    testing::Combine(testing::Values(Format::kGzip, Format::kDeflate),
                      testing::ValuesIn(kPayloads),
                      testing::Values(-1, 0, 1, 9)),
     [](const testing::TestParamInfo<RoundTripParam>& info) {
@@ -193,12 +193,12 @@ class CodecTest : public testing::TestWithParam<Format> {
  protected:
   Format format() const { return GetParam(); }
   Format other_format() const {
-    return GetParam() == Format::kGzip ? Format::kZlib : Format::kGzip;
+    return GetParam() == Format::kGzip ? Format::kDeflate : Format::kGzip;
   }
 };
 
 INSTANTIATE_TEST_SUITE_P(BothFormats, CodecTest,
-                         testing::Values(Format::kGzip, Format::kZlib),
+                         testing::Values(Format::kGzip, Format::kDeflate),
                          [](const testing::TestParamInfo<Format>& info) {
                            return std::string(
                                info.param == Format::kGzip ? "Gzip" : "Zlib");
@@ -567,7 +567,7 @@ TEST_P(CodecTest, FormatsAndLevelsUseSeparateContexts) {
   // Alternating keys on one warm thread must not mix contexts: each result
   // is checked by plain zlib in its own format.
   for (int round = 0; round < 3; ++round) {
-    for (Format f : {Format::kGzip, Format::kZlib}) {
+    for (Format f : {Format::kGzip, Format::kDeflate}) {
       for (int level : {-1, 0, 1, 9}) {
         const std::string data = TextLike(2000, round * 10 + level + 1);
         std::string inflated;
@@ -623,12 +623,12 @@ TEST(CodecMiscTest, PresetDictionaryIsDataLoss) {
   const std::string data = TextLike(2 * kKiB, 32);
   const std::string dictionary = TextLike(512, 33);
   const std::string compressed = Deflate(
-      data, Format::kZlib, {6, Z_DEFAULT_STRATEGY, nullptr, dictionary});
+      data, Format::kDeflate, {6, Z_DEFAULT_STRATEGY, nullptr, dictionary});
 
   const PoolStats before = GetPoolStats();
   std::string out;
   const absl::Status status =
-      DecompressToString(compressed, Format::kZlib, kMiB, &out);
+      DecompressToString(compressed, Format::kDeflate, kMiB, &out);
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(GetPoolStats().discarded, before.discarded + 1);
@@ -636,15 +636,15 @@ TEST(CodecMiscTest, PresetDictionaryIsDataLoss) {
 
 TEST(CodecMiscTest, FormatNames) {
   EXPECT_EQ(FormatName(Format::kGzip), "gzip");
-  EXPECT_EQ(FormatName(Format::kZlib), "deflate");
+  EXPECT_EQ(FormatName(Format::kDeflate), "deflate");
 }
 
 // Core's windowBits (message_compress.cc): 15 + 16 for gzip, 15 for the
 // zlib format, and no other that the seam would take for core's.
 TEST(CodecMiscTest, CoreWindowBitsNameTheFormat) {
   EXPECT_EQ(internal::WindowBitsOf(Format::kGzip), 31);
-  EXPECT_EQ(internal::WindowBitsOf(Format::kZlib), 15);
-  for (Format format : {Format::kGzip, Format::kZlib}) {
+  EXPECT_EQ(internal::WindowBitsOf(Format::kDeflate), 15);
+  for (Format format : {Format::kGzip, Format::kDeflate}) {
     EXPECT_EQ(internal::FormatOfWindowBits(internal::WindowBitsOf(format)),
               format);
   }
@@ -660,8 +660,8 @@ TEST(CodecMiscTest, ZeroByteCapPoolsNothing) {
   ASSERT_TRUE(Configure(options_without_room).ok());
   const PoolStats before = GetPoolStats();
   // A key no other test uses, so no idle context of it exists yet.
-  Compressed("abc", Format::kZlib, 2);
-  Compressed("abc", Format::kZlib, 2);
+  Compressed("abc", Format::kDeflate, 2);
+  Compressed("abc", Format::kDeflate, 2);
   const PoolStats after = GetPoolStats();
   ASSERT_TRUE(Configure(original).ok());
   EXPECT_EQ(after.reused, before.reused);

@@ -39,10 +39,11 @@ Effective Read() {
   now.buffer_limits = Buffers().limits();
   now.gzip_writer = ConfiguredOptions(Format::kGzip, Skipping::kAsConfigured);
   now.gzip_writer.settings_generation = 0;
-  now.zlib_writer = ConfiguredOptions(Format::kZlib, Skipping::kAsConfigured);
+  now.zlib_writer =
+      ConfiguredOptions(Format::kDeflate, Skipping::kAsConfigured);
   now.zlib_writer.settings_generation = 0;
   now.gzip_reader = ConfiguredReader(Format::kGzip).key;
-  now.zlib_reader = ConfiguredReader(Format::kZlib).key;
+  now.zlib_reader = ConfiguredReader(Format::kDeflate).key;
   return now;
 }
 
@@ -80,7 +81,7 @@ void ExpectSame(const Effective& a, const Effective& b) {
   EXPECT_EQ(a.compress.min_compress_bytes, b.compress.min_compress_bytes);
   EXPECT_EQ(a.decompress.cap, b.decompress.cap);
   EXPECT_EQ(a.decompress.gzip_decoder, b.decompress.gzip_decoder);
-  EXPECT_EQ(a.decompress.zlib_decoder, b.decompress.zlib_decoder);
+  EXPECT_EQ(a.decompress.deflate_decoder, b.decompress.deflate_decoder);
   EXPECT_EQ(a.decompress.strictness, b.decompress.strictness);
   ExpectSameLimits(a.writer_limits, b.writer_limits);
   ExpectSameLimits(a.reader_limits, b.reader_limits);
@@ -107,7 +108,7 @@ TEST(Defaults, AFreshProcessHasOptionsDefaults) {
   EXPECT_EQ(fresh.compress.backend, defaults.backend);
   EXPECT_EQ(fresh.compress.level, defaults.level);
   EXPECT_EQ(fresh.decompress.gzip_decoder, kDefaultGzipDecoder);
-  EXPECT_EQ(fresh.decompress.zlib_decoder, kDefaultDeflateDecoder);
+  EXPECT_EQ(fresh.decompress.deflate_decoder, kDefaultDeflateDecoder);
   EXPECT_EQ(fresh.decompress.strictness, Strictness::kDecoder);
   EXPECT_EQ(fresh.decompress.cap, kDerivedCapFactor * kGrpcDefaultMaxReceive);
   for (const PoolLimits& limits :

@@ -51,10 +51,10 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       const DecompressSettings decompress = CurrentDecompressSettings();
       EXPECT_EQ(decompress.cap, 1000u + level);
       EXPECT_EQ(decompress.gzip_decoder, backend);
-      EXPECT_EQ(decompress.zlib_decoder, backend);
+      EXPECT_EQ(decompress.deflate_decoder, backend);
       EXPECT_EQ(decompress.strictness,
                 level != 1 ? Strictness::kZlib : Strictness::kDecoder);
-      for (Format format : {Format::kGzip, Format::kZlib}) {
+      for (Format format : {Format::kGzip, Format::kDeflate}) {
         const InflaterKey reader = ConfiguredReader(format).key;
         EXPECT_EQ(reader.backend, backend);
         EXPECT_EQ(reader.format, format);
@@ -142,7 +142,7 @@ TEST(Configure, RefusesABackendOrDecoderThatIsNoBackend) {
     EXPECT_EQ(unchanged.decoder, original.decoder);
     const DecompressSettings decompress = CurrentDecompressSettings();
     EXPECT_EQ(decompress.gzip_decoder, original_decompress.gzip_decoder);
-    EXPECT_EQ(decompress.zlib_decoder, original_decompress.zlib_decoder);
+    EXPECT_EQ(decompress.deflate_decoder, original_decompress.deflate_decoder);
     EXPECT_EQ(CurrentCompressSettings().backend, original.backend);
   }
   ASSERT_TRUE(Configure(original).ok());
@@ -174,7 +174,7 @@ TEST(Configure, TheDecoderDefaultsToTheFastestPerFormat) {
   const DecompressSettings decompress = CurrentDecompressSettings();
   // Whoever compresses: docs/backends.md, "Decoders", measures each on each.
   EXPECT_EQ(decompress.gzip_decoder, Backend::kLibdeflate);
-  EXPECT_EQ(decompress.zlib_decoder, Backend::kIsal);
+  EXPECT_EQ(decompress.deflate_decoder, Backend::kIsal);
   EXPECT_EQ(ConfiguredReader(Format::kGzip).key.backend, Backend::kLibdeflate);
   // And by its own rules, in one pass.
   EXPECT_EQ(ConfiguredReader(Format::kGzip).key.strictness,

@@ -22,7 +22,7 @@ namespace {
 
 using test_support::CheckingSink;
 
-constexpr Format kFormats[] = {Format::kGzip, Format::kZlib};
+constexpr Format kFormats[] = {Format::kGzip, Format::kDeflate};
 // Around one and two full blocks of 65,535 bytes.
 constexpr size_t kSizes[] = {0, 1, 65534, 65535, 65536, 131070, 131071, 200000};
 constexpr size_t kPieces[] = {~size_t{0}, 65535, 4096, 7};

@@ -37,14 +37,14 @@ TEST_P(DeflateWithZerosTest, InflatesToThePrefixAndTheZeros) {
   EXPECT_LT(stream.size(), 64 + c.zeros / 500);
 }
 
-INSTANTIATE_TEST_SUITE_P(FormatsAndSizes, DeflateWithZerosTest,
-                         ::testing::Values(Case{Format::kGzip, 0},
-                                           Case{Format::kGzip, 5},
-                                           Case{Format::kGzip, kMiB},
-                                           Case{Format::kGzip, 3 * kMiB + 17},
-                                           Case{Format::kZlib, 0},
-                                           Case{Format::kZlib, kMiB - 1},
-                                           Case{Format::kZlib, 3 * kMiB + 17}));
+INSTANTIATE_TEST_SUITE_P(
+    FormatsAndSizes, DeflateWithZerosTest,
+    ::testing::Values(Case{Format::kGzip, 0}, Case{Format::kGzip, 5},
+                      Case{Format::kGzip, kMiB},
+                      Case{Format::kGzip, 3 * kMiB + 17},
+                      Case{Format::kDeflate, 0},
+                      Case{Format::kDeflate, kMiB - 1},
+                      Case{Format::kDeflate, 3 * kMiB + 17}));
 
 }  // namespace
 }  // namespace pooled_gzip::plain_zlib

@@ -39,7 +39,7 @@ using test_support::SeamFor;
 using test_support::Slices;
 using test_support::ZlibEntryPoints;
 
-constexpr Format kFormats[] = {Format::kGzip, Format::kZlib};
+constexpr Format kFormats[] = {Format::kGzip, Format::kDeflate};
 
 std::string Inflated(Format format, const std::string& stream) {
   auto message = plain_zlib::InflateOne(stream, format);
@@ -262,7 +262,7 @@ void OwnFree(void* /*opaque*/, void* address) { std::free(address); }
 // through the seam.)
 TEST_F(ZlibSeamTest, StreamsOfOtherAllocatorsAreZlibs) {
   const std::string message = payloads::Make(payloads::Kind::kProse, 20000);
-  const std::string stream = ZlibStream(Format::kZlib, message);
+  const std::string stream = ZlibStream(Format::kDeflate, message);
   const uint64_t served = StreamsServedOnThisThread(/*compressing=*/false);
   for (const bool own_allocator : {false, true}) {
     z_stream z{};

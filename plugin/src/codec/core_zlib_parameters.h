@@ -37,7 +37,7 @@ constexpr int WindowBitsOf(Format format) {
 
 // The format a windowBits of core's stands for; nullopt for any other.
 constexpr std::optional<Format> FormatOfWindowBits(int window_bits) {
-  for (Format format : {Format::kGzip, Format::kZlib}) {
+  for (Format format : {Format::kGzip, Format::kDeflate}) {
     if (WindowBitsOf(format) == window_bits) return format;
   }
   return std::nullopt;

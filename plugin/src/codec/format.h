@@ -15,7 +15,7 @@ namespace internal {
 
 // gRPC's "gzip" is RFC 1952; its "deflate" is the zlib format of RFC 1950,
 // as every gRPC implementation reads it.
-enum class Format { kGzip, kZlib };
+enum class Format { kGzip, kDeflate };
 
 absl::string_view FormatName(Format format);  // "gzip" or "deflate"
 

@@ -17,7 +17,7 @@ namespace {
 // the low 47 bits (all ones, 128 TiB or more, sends every message plain),
 // the skip flag, then level + 1 and the backend in a byte each.
 // Decompressing: the cap in the low 47 bits (all ones: no cap), the
-// strictness, then the gzip and the zlib decoder in a byte each.
+// strictness, then the gzip and the deflate decoder in a byte each.
 constexpr int kSizeBits = 47;
 constexpr uint64_t kSizeMask = (uint64_t{1} << kSizeBits) - 1;
 constexpr int kLowByteShift = 48;
@@ -44,7 +44,7 @@ constexpr uint64_t Pack(const DecompressSettings& settings) {
   return Saturated(settings.cap) |
          (static_cast<uint64_t>(settings.strictness) << kSizeBits) |
          (static_cast<uint64_t>(settings.gzip_decoder) << kLowByteShift) |
-         (static_cast<uint64_t>(settings.zlib_decoder) << kHighByteShift);
+         (static_cast<uint64_t>(settings.deflate_decoder) << kHighByteShift);
 }
 
 // Constant-initialised, from a fresh process's options: messages may be
@@ -93,7 +93,7 @@ void EvictStale(Backend backend, int level, DecompressSettings decompress) {
   Readers().EvictIdleIf([decompress](const InflaterKey& key) {
     const Backend decoder = key.format == Format::kGzip
                                 ? decompress.gzip_decoder
-                                : decompress.zlib_decoder;
+                                : decompress.deflate_decoder;
     // zlib's readers are one kind whatever the strictness (ReaderFor).
     return key.backend != decoder || (decoder != Backend::kZlib &&
                                       key.strictness != decompress.strictness);
@@ -134,7 +134,7 @@ DecompressSettings CurrentDecompressSettings() {
   settings.cap = Unsaturated(word);
   settings.strictness = static_cast<Strictness>((word >> kSizeBits) & 1);
   settings.gzip_decoder = static_cast<Backend>((word >> kLowByteShift) & 0xff);
-  settings.zlib_decoder = static_cast<Backend>(word >> kHighByteShift);
+  settings.deflate_decoder = static_cast<Backend>(word >> kHighByteShift);
   return settings;
 }
 

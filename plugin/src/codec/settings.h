@@ -45,12 +45,12 @@ struct DecompressSettings {
   // The most bytes one message may inflate to; SIZE_MAX: no cap.
   size_t cap;
   Backend gzip_decoder;
-  Backend zlib_decoder;
+  Backend deflate_decoder;
   Strictness strictness;
   // zlib's readers are of one kind whatever the strictness.
   InflaterKey ReaderFor(Format format) const {
     const Backend backend =
-        format == Format::kGzip ? gzip_decoder : zlib_decoder;
+        format == Format::kGzip ? gzip_decoder : deflate_decoder;
     return {backend, format,
             backend == Backend::kZlib ? Strictness::kDecoder : strictness};
   }
@@ -80,7 +80,7 @@ constexpr DecompressSettings DecompressSettingsOf(const Options& options,
   return {
       0, options.max_decompressed_bytes.value_or(DerivedCap(noted_limit)),
       options.decoder.value_or(DefaultDecoder(Format::kGzip)),
-      options.decoder.value_or(DefaultDecoder(Format::kZlib)),
+      options.decoder.value_or(DefaultDecoder(Format::kDeflate)),
       options.exact_zlib_refusals ? Strictness::kZlib : Strictness::kDecoder};
 }
 constexpr PoolLimits PoolLimitsOf(const Options& options) {

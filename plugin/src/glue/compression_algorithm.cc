@@ -8,7 +8,7 @@ std::optional<Format> FormatOf(grpc_compression_algorithm algorithm) {
     case GRPC_COMPRESS_GZIP:
       return Format::kGzip;
     case GRPC_COMPRESS_DEFLATE:
-      return Format::kZlib;
+      return Format::kDeflate;
     default:
       return std::nullopt;
   }

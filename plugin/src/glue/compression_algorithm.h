@@ -13,7 +13,7 @@
 namespace pooled_gzip {
 namespace internal {
 
-// gzip -> kGzip, deflate -> kZlib; nullopt for anything else.
+// gzip -> kGzip, deflate -> kDeflate; nullopt for anything else.
 std::optional<Format> FormatOf(grpc_compression_algorithm algorithm);
 grpc_compression_algorithm AlgorithmOf(Format format);
 
