@@ -31,9 +31,9 @@ Effective Read() {
   Effective now;
   now.options = GetOptions();
   now.compress = CurrentCompressSettings();
-  now.compress.pool_generation = 0;
+  now.compress.settings_generation = 0;
   now.decompress = CurrentDecompressSettings();
-  now.decompress.pool_generation = 0;
+  now.decompress.settings_generation = 0;
   now.writer_limits = Writers().limits();
   now.reader_limits = Readers().limits();
   now.buffer_limits = Buffers().limits();

@@ -49,7 +49,7 @@ CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
   options.format = format;
   options.backend = settings.backend;
   options.level = settings.level;
-  options.settings_generation = settings.pool_generation;
+  options.settings_generation = settings.settings_generation;
   if (skipping == Skipping::kAsConfigured) {
     options.skip_incompressible = settings.skip_incompressible;
     options.min_input_bytes = settings.min_compress_bytes;
@@ -59,7 +59,7 @@ CompressOptions ConfiguredOptions(Format format, Skipping skipping) {
 
 ConfiguredReaderKey ConfiguredReader(Format format) {
   const DecompressSettings settings = CurrentDecompressSettings();
-  return {settings.ReaderFor(format), settings.pool_generation};
+  return {settings.ReaderFor(format), settings.settings_generation};
 }
 
 absl::Span<char> StringSink::NextChunk(size_t size_hint) {

@@ -30,7 +30,7 @@ struct CompressOptions {
   // Options::skip_incompressible and min_compress_bytes.
   bool skip_incompressible = false;
   size_t min_input_bytes = 0;
-  // CompressSettings::pool_generation, if any.
+  // CompressSettings::settings_generation, if any.
   uint64_t settings_generation = 0;
 };
 
@@ -45,7 +45,7 @@ absl::Status Compress(absl::Span<const absl::string_view> input,
 // created, INVALID_ARGUMENT for a `decoder` of none of Backend's values. On
 // error the sink may hold partial output, which the caller must drop.
 // `decoder` unset: `format`'s default, as with Options::decoder unset.
-// `settings_generation`: DecompressSettings::pool_generation, if any.
+// `settings_generation`: DecompressSettings::settings_generation, if any.
 absl::Status Decompress(absl::Span<const absl::string_view> input,
                         Format format, size_t max_output_bytes, ChunkSink* sink,
                         std::optional<Backend> decoder = Options().decoder,

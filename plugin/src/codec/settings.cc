@@ -118,7 +118,7 @@ void TrimToLimits() {
 // The generation first: ApplyOptions publishes before it retires contexts.
 CompressSettings CurrentCompressSettings() {
   CompressSettings settings;
-  settings.pool_generation = Writers().generation();
+  settings.settings_generation = Writers().generation();
   const uint64_t word = g_compress.load(std::memory_order_acquire);
   settings.min_compress_bytes = Unsaturated(word);
   settings.skip_incompressible = ((word >> kSizeBits) & 1) != 0;
@@ -129,7 +129,7 @@ CompressSettings CurrentCompressSettings() {
 
 DecompressSettings CurrentDecompressSettings() {
   DecompressSettings settings;
-  settings.pool_generation = Readers().generation();
+  settings.settings_generation = Readers().generation();
   const uint64_t word = g_decompress.load(std::memory_order_acquire);
   settings.cap = Unsaturated(word);
   settings.strictness = static_cast<Strictness>((word >> kSizeBits) & 1);

@@ -31,7 +31,7 @@ inline constexpr size_t kDerivedCapFactor = 2;
 // from Options{}.
 struct CompressSettings {
   // The writer pool's generation, read just before the rest (Acquire).
-  uint64_t pool_generation = 0;
+  uint64_t settings_generation = 0;
   Backend backend;
   int level;  // as configured; kDefaultLevel: the backend's
   bool skip_incompressible;
@@ -41,7 +41,7 @@ CompressSettings CurrentCompressSettings();
 
 struct DecompressSettings {
   // The reader pool's generation, read just before the rest (Acquire).
-  uint64_t pool_generation = 0;
+  uint64_t settings_generation = 0;
   // The most bytes one message may inflate to; SIZE_MAX: no cap.
   size_t cap;
   Backend gzip_decoder;

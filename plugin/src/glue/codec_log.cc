@@ -67,7 +67,7 @@ absl::Status DecompressLogged(absl::Span<const absl::string_view> input,
   const InflaterKey reader = settings.ReaderFor(format);
   absl::Status status =
       Decompress(input, format, settings.cap, sink, reader.backend,
-                 reader.strictness, settings.pool_generation);
+                 reader.strictness, settings.settings_generation);
   if (absl::IsResourceExhausted(status)) {
     LogRefusal(format, settings.cap);
   } else if (!status.ok() && !absl::IsDataLoss(status)) {
