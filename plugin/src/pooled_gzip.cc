@@ -75,9 +75,9 @@ namespace {
 
 }  // namespace
 
-bool InstallCoreCodec() { return internal::ActivateCoreCodec(); }
+bool InstallCoreCodec() { return internal::InstallCoreCodec(); }
 
-bool CoreCodecActive() { return internal::IsCoreCodecActive(); }
+bool CoreCodecActive() { return internal::CoreCodecActive(); }
 
 CoreCodecState GetCoreCodecState() { return internal::CurrentState(); }
 

@@ -72,7 +72,7 @@ std::string LinkTimeRoutingOptions() {
 }
 
 const void* OwnAddress() {
-  return reinterpret_cast<const void*>(&ActivateCoreCodec);
+  return reinterpret_cast<const void*>(&InstallCoreCodec);
 }
 
 // An address inside the gRPC core this library uses.
@@ -86,7 +86,7 @@ std::vector<SlotTarget> ZlibTargets(std::optional<ZlibEntryRole> role) {
   std::vector<SlotTarget> targets;
   for (const ZlibEntry& entry : ZlibEntries()) {
     if (role && entry.role != *role) continue;
-    targets.push_back({entry.name, entry.served, entry.zlib});
+    targets.push_back({entry.name, entry.served, entry.stock});
   }
   return targets;
 }
@@ -359,14 +359,14 @@ ServingState StateOf(bool compressing) {
   return compressing ? conclusion->compress : conclusion->decompress;
 }
 
-bool ActivateCoreCodec() {
+bool InstallCoreCodec() {
   const bool first = g_conclusion.load(std::memory_order_acquire) == nullptr;
   const Conclusion& conclusion = Publish();
   if (!first) Refresh(conclusion);  // the first call has just pointed them
   return conclusion.active();
 }
 
-bool IsCoreCodecActive() { return ActivationStatus().ok(); }
+bool CoreCodecActive() { return ActivationStatus().ok(); }
 
 std::string CoreCodecExplanation() {
   const Conclusion* conclusion = g_conclusion.load(std::memory_order_acquire);

@@ -27,10 +27,10 @@ ServingState StateOf(bool compressing);
 // InstallCoreCodec() of pooled_gzip.h: the first call decides and logs
 // once; every later call points the slots of objects loaded since.
 // Returns whether both directions are served.
-bool ActivateCoreCodec();
+bool InstallCoreCodec();
 
 // CoreCodecActive(): both directions served.
-bool IsCoreCodecActive();
+bool CoreCodecActive();
 
 // What was concluded, in the log line's words; "not installed" before the
 // first install. Installs nothing.
