@@ -93,7 +93,7 @@ bool RefuseMprotectOn(const Pages& pages) {
 std::vector<internal::ZlibEntry> SlotsLeadingHere() {
   std::vector<internal::SlotTarget> targets;
   for (const internal::ZlibEntry& entry : internal::ZlibEntries()) {
-    targets.push_back({entry.name, entry.served, entry.zlib});
+    targets.push_back({entry.name, entry.served, entry.stock});
   }
   const internal::SlotReport report = internal::InspectSlots(
       targets, reinterpret_cast<const void*>(&InstallCoreCodec),

@@ -43,10 +43,10 @@ bool KeepSlotsPointed() {
   bool moved = false;
   for (size_t i = 0; i < count; ++i) {
     const RebindableSlot& slot = guarded[i];
-    if (__atomic_load_n(slot.slot, __ATOMIC_ACQUIRE) == slot.replacement) {
+    if (__atomic_load_n(slot.slot, __ATOMIC_ACQUIRE) == slot.served) {
       continue;
     }
-    __atomic_store_n(slot.slot, slot.replacement, __ATOMIC_RELEASE);
+    __atomic_store_n(slot.slot, slot.served, __ATOMIC_RELEASE);
     moved = true;
     static std::atomic<int64_t> next_line_ns{0};
     if (OnceAMinute(next_line_ns)) {

@@ -31,7 +31,7 @@ namespace internal {
 // more are left unguarded).
 void GuardSlots(const std::vector<RebindableSlot>& slots);
 
-// Points back every guarded slot that no longer leads to its replacement,
+// Points back every guarded slot that no longer leads to its served function,
 // and logs it once a minute; lock-free, a few loads when none moved.
 // Whether any had moved.
 bool KeepSlotsPointed();

@@ -43,7 +43,7 @@ struct FoundSlot {
   const char* name;    // the target's name
   void* value;         // what the slot held when found
   void** address;
-  void* replacement;
+  void* served;
   bool rebindable;  // a JUMP_SLOT outside RELRO
   enum { kToUs, kLazy, kStock, kTaken } was;
   enum { kLeft, kPointed, kFailed } outcome = kLeft;
@@ -136,7 +136,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
                       matched->name,
                       __atomic_load_n(slot, __ATOMIC_ACQUIRE),
                       slot,
-                      matched->replacement,
+                      matched->served,
                       type == kJumpSlot && !read_only,
                       FoundSlot::kTaken};
       // A lazy slot still points into its own object's PLT.
@@ -147,7 +147,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       // Another function of this object (the shared flavour's exported
       // definitions, or the program's own where this library is linked
       // into it) is taken like the stock definition.
-      if (found.value == matched->replacement) {
+      if (found.value == matched->served) {
         found.was = FoundSlot::kToUs;
       } else if (type == kJumpSlot && SegmentsContain(*info, found.value) &&
                  !defined_here) {
@@ -158,7 +158,7 @@ void ScanOneObject(dl_phdr_info* info, Scan* scan) {
       }
       if (scan->step == Scan::kPoint &&
           (found.was == FoundSlot::kLazy || found.was == FoundSlot::kStock)) {
-        found.outcome = StoreSlot(read_only, slot, matched->replacement)
+        found.outcome = StoreSlot(read_only, slot, matched->served)
                             ? FoundSlot::kPointed
                             : FoundSlot::kFailed;
       }
@@ -207,7 +207,7 @@ SlotReport Report(const Scan& scan) {
     ++report.total;
     std::string target;
     if (slot.outcome == FoundSlot::kPointed && slot.rebindable) {
-      report.rebindable.push_back({slot.name, slot.address, slot.replacement});
+      report.rebindable.push_back({slot.name, slot.address, slot.served});
     }
     if (slot.was == FoundSlot::kToUs || slot.outcome == FoundSlot::kPointed) {
       ++report.to_us;

@@ -49,7 +49,7 @@ namespace internal {
 // copy of this library, and is left to them: a process has one owner.
 struct SlotTarget {
   const char* name;
-  void* replacement;
+  void* served;
   const void* stock;
 };
 
@@ -58,12 +58,12 @@ struct SlotTarget {
 struct RebindableSlot {
   const char* name;
   void** slot;
-  void* replacement;
+  void* served;
 };
 
 struct SlotReport {
   int total = 0;   // slots found for the targets, outside this object
-  int to_us = 0;   // pointing at the replacement (after any writes)
+  int to_us = 0;   // pointing at the served function (after any writes)
   int taken = 0;   // served by another object than this or the stock
   int failed = 0;  // could not be written (mprotect refused, unpinned)
   // "libgrpc.so.29:deflate->pooled_gzip (pointed), ..."
@@ -85,7 +85,7 @@ SlotReport InspectSlots(const std::vector<SlotTarget>& targets,
 
 // Points every such slot that still leads to the stock definition or into
 // the object containing `own_address`, or is lazy, at its target's
-// replacement, keeping the rules above; slots taken by another object are
+// served function, keeping the rules above; slots taken by another object are
 // left and counted. The caller must have made sure
 // the object containing `own_address` is never unloaded.
 SlotReport PointSlots(const std::vector<SlotTarget>& targets,

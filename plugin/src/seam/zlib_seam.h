@@ -59,13 +59,13 @@ int SeamInflateEnd(z_streamp stream);
 // the seam may serve (seam/zlib_entries.def says why the order matters).
 enum class ZlibEntryRole { kPassing, kOpening };
 
-// One of zlib's entry points, the function above that serves it, and
-// zlib's own as this library reaches it.
+// One of zlib's entry points, the function above that serves it, and the
+// stock one, zlib's own as this library reaches it.
 struct ZlibEntry {
   const char* name;
   ZlibEntryRole role;
   void* served;
-  const void* zlib;
+  const void* stock;
 };
 
 // Every row of seam/zlib_entries.def, in its order.
