@@ -204,8 +204,10 @@ TEST(PluginOnTheWire, LevelChannelArgSetsTheZlibLevel) {
   // What plain zlib makes of the serialized request at each level.
   auto expected_size = [&](int level) {
     std::string compressed;
-    EXPECT_TRUE(internal::CompressToString(request.SerializeAsString(),
-                                           {internal::Format::kGzip, level},
+    internal::CompressOptions options;
+    options.level = level;
+    options.backend = Backend::kZlib;
+    EXPECT_TRUE(internal::CompressToString(request.SerializeAsString(), options,
                                            &compressed)
                     .ok());
     return compressed.size();
