@@ -43,8 +43,6 @@ constexpr size_t kKiB = 1024;
 
 constexpr Format kFormats[] = {Format::kGzip, Format::kDeflate};
 
-using payloads::RandomBytes;
-using payloads::TextLike;
 using test_support::Answer;
 using test_support::CheckingSink;
 using test_support::Compressed;
@@ -53,7 +51,6 @@ using test_support::ExpectSameAsZlib;
 using test_support::kNoLimit;
 using test_support::Slice;
 using test_support::Slicing;
-using test_support::SlicingName;
 using test_support::Wrap;
 
 // ---------------------------------------------------------------------------
@@ -62,7 +59,7 @@ using test_support::Wrap;
 // The zlib fallback picks up where a faster decoder stopped: after the
 // output it committed, and in the chunk it left open.
 TEST(ZlibFallbackTest, ResumesAfterCommittedOutputAndInTheOpenChunk) {
-  const std::string data = TextLike(300 * kKiB, 24);
+  const std::string data = payloads::TextLike(300 * kKiB, 24);
   for (Format format : kFormats) {
     const std::string compressed = plain_zlib::Deflate(data, format);
     for (size_t committed : {size_t{0}, size_t{1}, 70 * kKiB, data.size()}) {
@@ -117,7 +114,7 @@ INSTANTIATE_TEST_SUITE_P(BothFormats, HostileInputTest,
                          });
 
 TEST_P(HostileInputTest, CorruptIsDataLoss) {
-  const std::string data = TextLike(50000, 31);
+  const std::string data = payloads::TextLike(50000, 31);
   for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, format(), kDefaultLevel, data);
@@ -139,7 +136,7 @@ TEST_P(HostileInputTest, CorruptIsDataLoss) {
 }
 
 TEST_P(HostileInputTest, GarbageAndEmptyInput) {
-  const std::string garbage = RandomBytes(1000, 32);
+  const std::string garbage = payloads::RandomBytes(1000, 32);
   for (Backend reader : kAllBackends) {
     EXPECT_EQ(DecompressWith(reader, format(), {garbage}, kNoLimit).code,
               absl::StatusCode::kDataLoss)
@@ -158,7 +155,7 @@ TEST_P(HostileInputTest, GarbageAndEmptyInput) {
 }
 
 TEST_P(HostileInputTest, TruncatedAtManyPointsIsDataLoss) {
-  const std::string data = TextLike(30000, 33);
+  const std::string data = payloads::TextLike(30000, 33);
   for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, format(), kDefaultLevel, data);
@@ -184,7 +181,7 @@ TEST_P(HostileInputTest, TruncatedAtManyPointsIsDataLoss) {
 }
 
 TEST_P(HostileInputTest, TrailingBytesAndTwoMembersAreDataLoss) {
-  const std::string data = TextLike(3000, 34);
+  const std::string data = payloads::TextLike(3000, 34);
   for (Backend producer : kAllBackends) {
     const std::string good =
         Compressed(producer, format(), kDefaultLevel, data);
@@ -218,8 +215,8 @@ TEST_P(HostileInputTest, RandomDamageMatchesZlib) {
   std::mt19937 random(35);
   for (Backend producer : kAllBackends) {
     for (size_t size : {size_t{100}, size_t{5000}, 70 * kKiB}) {
-      const std::string good =
-          Compressed(producer, format(), kDefaultLevel, TextLike(size, 36));
+      const std::string good = Compressed(producer, format(), kDefaultLevel,
+                                          payloads::TextLike(size, 36));
       for (int round = 0; round < 60; ++round) {
         std::string bad = good;
         const int flips = 1 + static_cast<int>(random() % 3);
@@ -587,9 +584,9 @@ TEST(StrictDecodeTest, EveryBackendRefusesWhatZlibRefuses) {
                                               kNoLimit, Strictness::kZlib);
             EXPECT_EQ(got.code, zlib.code)
                 << c.name << " " << FormatName(format) << " limit " << limit
-                << " " << SlicingName(slicing) << ": " << BackendName(backend)
-                << " said \"" << got.message << "\", zlib \"" << zlib.message
-                << "\"";
+                << " " << test_support::SlicingName(slicing) << ": "
+                << BackendName(backend) << " said \"" << got.message
+                << "\", zlib \"" << zlib.message << "\"";
             EXPECT_EQ(got.message, zlib.message)
                 << c.name << " " << BackendName(backend);
             EXPECT_LE(got.given, limit == kNoLimit ? kNoLimit : limit + 1);
@@ -620,7 +617,7 @@ TEST(DefaultDecodeTest, AFastDecoderMayTakeWhatOnlyItsLibraryTakes) {
             DecompressWith(c.lenient, format, pieces, c.output.size());
         ASSERT_EQ(got.code, absl::StatusCode::kOk)
             << c.name << " " << FormatName(format) << " "
-            << SlicingName(slicing) << ": " << got.message;
+            << test_support::SlicingName(slicing) << ": " << got.message;
         EXPECT_TRUE(got.out == c.output) << c.name;
         ++taken;
         const Answer zlib =
