@@ -203,8 +203,9 @@ void BM_Decode(benchmark::State& state, Cell cell, Decoder decoder,
     return;
   }
   const Backend backend = BackendOf(decoder, cell.format);
-  const Strictness strictness =
-      decoder == Decoder::kExact ? Strictness::kZlib : Strictness::kDecoder;
+  const Strictness strictness = decoder == Decoder::kExact
+                                    ? Strictness::kExactZlibRefusals
+                                    : Strictness::kDecoder;
   grpc_slice_buffer input;
   grpc_slice_buffer output;
   grpc_slice_buffer_init(&input);

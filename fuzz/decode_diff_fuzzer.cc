@@ -51,7 +51,7 @@ using internal::FormatName;
 using internal::Strictness;
 
 #ifdef DECODE_DIFF_EXACT
-constexpr Strictness kStrictness = Strictness::kZlib;
+constexpr Strictness kStrictness = Strictness::kExactZlibRefusals;
 #else
 constexpr Strictness kStrictness = Strictness::kDecoder;
 #endif

@@ -52,8 +52,9 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
       EXPECT_EQ(decompress.cap, 1000u + level);
       EXPECT_EQ(decompress.gzip_decoder, backend);
       EXPECT_EQ(decompress.deflate_decoder, backend);
-      EXPECT_EQ(decompress.strictness,
-                level != 1 ? Strictness::kZlib : Strictness::kDecoder);
+      EXPECT_EQ(decompress.strictness, level != 1
+                                           ? Strictness::kExactZlibRefusals
+                                           : Strictness::kDecoder);
       for (Format format : {Format::kGzip, Format::kDeflate}) {
         const InflaterKey reader = ConfiguredReader(format).key;
         EXPECT_EQ(reader.backend, backend);
@@ -113,7 +114,7 @@ TEST(Configure, EveryBackendAndLevelRoundTrips) {
   EXPECT_EQ(decompress.cap, *last.max_decompressed_bytes);
   EXPECT_EQ(decompress.gzip_decoder, *last.decoder);
   EXPECT_EQ(decompress.strictness, last.exact_zlib_refusals
-                                       ? Strictness::kZlib
+                                       ? Strictness::kExactZlibRefusals
                                        : Strictness::kDecoder);
   EXPECT_EQ(ConfiguredOptions(Format::kGzip).backend, last.backend);
   for (const PoolLimits& limits : {Writers().limits(), Readers().limits()}) {

@@ -13,11 +13,17 @@
 // must mix compressed and plain messages (as the gRPC interop case
 // client_compressed_streaming does) sends a buffer plain with
 // WriteOptions::set_no_compression().
+//
+// Every function here may be called from any thread, at once from many:
+// each takes its writer or reader from the calling thread's pool, and reads
+// the options as they stand (a Configure meanwhile applies from the next
+// call, or frees a context of retired settings when the call returns it).
 
 #ifndef POOLED_GZIP_RAW_MODE_H_
 #define POOLED_GZIP_RAW_MODE_H_
 
 #include <grpc/compression.h>
+#include <grpc/grpc.h>
 #include <grpcpp/support/byte_buffer.h>
 #include <grpcpp/support/status.h>
 
@@ -34,8 +40,9 @@ class MessageLite;
 
 namespace pooled_gzip {
 
-// gRPC's default limit on a received message.
-inline constexpr size_t kDefaultMaxMessageBytes = 4 * 1024 * 1024;
+// gRPC's default limit on a received message, as gRPC defines it.
+inline constexpr size_t kDefaultMaxMessageBytes =
+    GRPC_DEFAULT_MAX_RECV_MESSAGE_LENGTH;
 
 // The algorithm a received buffer is still compressed with, or
 // GRPC_COMPRESS_NONE when gRPC already decompressed it (or it never was).

@@ -64,8 +64,9 @@ struct DeflaterKey {
 
 // Whose rules a fast reader keeps (Options::exact_zlib_refusals).
 enum class Strictness {
-  kDecoder,  // the fast decoder's own rules, in one pass
-  kZlib,     // zlib's: a pass of ours over the body first (zlib_rules.h)
+  kDecoder,            // the fast decoder's own rules, in one pass
+  kExactZlibRefusals,  // zlib's: a pass of ours over the body first
+                       // (zlib_rules.h)
 };
 
 struct InflaterKey {

@@ -176,8 +176,8 @@ class IsalInflater final : public Inflater {
     // ISA-L's header parser skips checks zlib makes, so it sees only the
     // body; it takes bodies zlib refuses (codec/zlib_rules.h).
     const size_t header = PlainHeaderBytes(format_, input);
-    if (header == 0 ||
-        (strictness_ == Strictness::kZlib && !MeetsZlibRules(input, header))) {
+    if (header == 0 || (strictness_ == Strictness::kExactZlibRefusals &&
+                        !MeetsZlibRules(input, header))) {
       return fallback_.Inflate(as_received, max_output_bytes, sink);
     }
     inflate_state& state = *state_;

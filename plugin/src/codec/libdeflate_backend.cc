@@ -155,7 +155,7 @@ class LibdeflateInflater final : public Inflater {
     if (data == nullptr) return false;
     // libdeflate takes bodies zlib refuses (codec/zlib_rules.h).
     const absl::string_view whole(data, total);
-    if (strictness_ == Strictness::kZlib &&
+    if (strictness_ == Strictness::kExactZlibRefusals &&
         !MeetsZlibRules({&whole, 1}, kPlainGzipHeaderBytes)) {
       return false;
     }

@@ -77,11 +77,11 @@ constexpr CompressSettings CompressSettingsOf(const Options& options) {
 }
 constexpr DecompressSettings DecompressSettingsOf(const Options& options,
                                                   size_t noted_limit) {
-  return {
-      0, options.max_decompressed_bytes.value_or(DerivedCap(noted_limit)),
-      options.decoder.value_or(DefaultDecoder(Format::kGzip)),
-      options.decoder.value_or(DefaultDecoder(Format::kDeflate)),
-      options.exact_zlib_refusals ? Strictness::kZlib : Strictness::kDecoder};
+  return {0, options.max_decompressed_bytes.value_or(DerivedCap(noted_limit)),
+          options.decoder.value_or(DefaultDecoder(Format::kGzip)),
+          options.decoder.value_or(DefaultDecoder(Format::kDeflate)),
+          options.exact_zlib_refusals ? Strictness::kExactZlibRefusals
+                                      : Strictness::kDecoder};
 }
 constexpr PoolLimits PoolLimitsOf(const Options& options) {
   return {options.max_idle_contexts_per_thread, options.max_pooled_bytes};
