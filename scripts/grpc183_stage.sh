@@ -7,6 +7,9 @@
 #
 #   scripts/grpc183_stage.sh          # set up (or reuse) the chroot, build, test
 #   scripts/grpc183_stage.sh setup    # only set up the chroot
+#   scripts/grpc183_stage.sh e2e_bench [ARGS...]
+#       # build the end-to-end benchmark against gRPC 1.83 in
+#       # build-grpc183-bench/ and run it there with ARGS
 #
 # Runs as root (debootstrap, chroot and mount need it). The chroot lives in
 # $GRPC183_CHROOT (default /var/tmp/pgz-sid/root) and is reused by later
@@ -53,6 +56,33 @@ else
   echo "== grpc183: reusing the chroot in $chroot_dir"
 fi
 if [[ "${1:-}" == setup ]]; then exit 0; fi
+if [[ "${1:-}" == e2e_bench ]]; then
+  # Google Benchmark only for this build: the stage's own list stays as
+  # the tests need it.
+  if ! chroot_ready grpc183_bench libbenchmark-dev; then
+    install_and_mark grpc183_bench -- libbenchmark-dev
+  fi
+  mount_system
+  mount_into "$root" /src --bind
+  mkdir -p "$root/build-grpc183-bench"
+  in_chroot cmake -S /src -B /src/build-grpc183-bench \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DPOOLED_GZIP_BUILD_TESTS=OFF -DPOOLED_GZIP_BUILD_EXAMPLES=OFF \
+    -DPOOLED_GZIP_BUILD_INTEROP=OFF -DPOOLED_GZIP_BUILD_BENCHMARKS=ON \
+    > "$root/build-grpc183-bench/configure.log" 2>&1 || {
+    tail -n 40 "$root/build-grpc183-bench/configure.log" >&2
+    exit 1
+  }
+  in_chroot cmake --build /src/build-grpc183-bench -j "$jobs" \
+    --target e2e_bench > "$root/build-grpc183-bench/build.log" 2>&1 || {
+    tail -n 40 "$root/build-grpc183-bench/build.log" >&2
+    exit 1
+  }
+  in_chroot /src/build-grpc183-bench/bench/e2e_bench "${@:2}"
+  exit
+fi
 
 mount_system
 mount_into "$root" /src --bind
