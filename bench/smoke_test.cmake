@@ -261,14 +261,15 @@ elseif(STEP STREQUAL "peers")
   set(json_file "${OUT_DIR}/peers.json")
   file(REMOVE "${json_file}")
   # Every server, each in its own process, one call at a time and under a
-  # small load; one payload.
+  # small load, from our client, and under load from h2load too; one
+  # payload.
   run("${BINARY}" --sizes=1024 --kinds=records --reps=1 --budget_ms=40
     --warmup_ms=10 --load_threads=4 --load_budget_ms=60 --load_warmup_ms=20
-    "--out=${json_file}")
+    --h2load_warmup_ms=20 "--out=${json_file}")
   file(READ "${json_file}" json)
   json_query(count LENGTH "${json}")
-  if(NOT count EQUAL 16)
-    fail("expected 8 setups x 2 modes, got ${count} rows")
+  if(NOT count EQUAL 24)
+    fail("expected 8 setups x 2 modes (ours) + 8 (h2load), got ${count} rows")
   endif()
   math(EXPR last "${count} - 1")
   set(seen "")
@@ -276,6 +277,13 @@ elseif(STEP STREQUAL "peers")
     json_query(row GET "${json}" ${i})
     json_query(setup GET "${row}" setup)
     json_query(mode GET "${row}" mode)
+    json_query(client GET "${row}" client)
+    if(client STREQUAL "h2load")
+      if(NOT mode STREQUAL "load")
+        fail("h2load drove ${setup} in ${mode}")
+      endif()
+      set(mode "h2load")  # a mode of its own below
+    endif()
     list(APPEND seen "${mode}/${setup}")
     json_query(requests GET "${row}" requests)
     if(requests LESS 2)
@@ -297,7 +305,16 @@ elseif(STEP STREQUAL "peers")
     fail("a setup ran twice in a mode: ${seen}")
   endif()
   # Replies: plain from every -none server and from grpc-js (its server
-  # never compresses); gzip from the others, smaller.
+  # never compresses); gzip from the others, smaller. h2load's requests
+  # differ from ours (zlib-6's bytes, not libdeflate's), but each server's
+  # replies are the same bytes whoever asks.
+  foreach(setup cpp-none cpp-stock cpp-default cpp-isal1 go-none go-gzip
+      js-none js-gzip)
+    if(NOT wire_h2load_${setup} EQUAL wire_load_${setup})
+      fail("${setup}: h2load read ${wire_h2load_${setup}} bytes a reply, "
+        "our client ${wire_load_${setup}}")
+    endif()
+  endforeach()
   foreach(mode single load)
     set(plain "${wire_${mode}_cpp-none}")
     foreach(setup go-none js-none js-gzip)
@@ -350,6 +367,76 @@ exit 9
     endif()
     if(NOT err MATCHES "${expected}" OR NOT err MATCHES "no figures were written")
       fail("${case}: expected \"${expected}\" in\n${err}")
+    endif()
+    if(EXISTS "${json_file}")
+      fail("${case}: figures were written")
+    endif()
+  endforeach()
+
+elseif(STEP STREQUAL "peers_h2load_errors")
+  # h2load reads HTTP, not gRPC: a server that answers every call with a
+  # gRPC error (as an HTTP 200), one that answers only its first call so,
+  # and a port where nothing listens must each fail the run, naming the
+  # server and quoting h2load's lines, and leave no figures.
+  set(json_file "${OUT_DIR}/peers_h2load_errors.json")
+  file(WRITE "${OUT_DIR}/no_service.py" [=[#!/usr/bin/python3
+from concurrent import futures
+import grpc
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+port = server.add_insecure_port("127.0.0.1:0")
+server.start()
+print("listening on 127.0.0.1:%d" % port, flush=True)
+server.wait_for_termination()
+]=])
+  file(WRITE "${OUT_DIR}/first_call_only.py" [=[#!/usr/bin/python3
+import itertools
+from concurrent import futures
+import grpc
+calls = itertools.count()
+def unary(request, context):
+    if next(calls) > 0:
+        context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "one call only")
+    return request  # EchoRequest's payload is EchoResponse's field 1 too
+handler = grpc.method_handlers_generic_handler(
+    "pooled_gzip.echo.Echo",
+    {"Unary": grpc.unary_unary_rpc_method_handler(unary)})
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=2),
+                     handlers=[handler])
+port = server.add_insecure_port("127.0.0.1:0")
+server.start()
+print("listening on 127.0.0.1:%d" % port, flush=True)
+server.wait_for_termination()
+]=])
+  file(WRITE "${OUT_DIR}/h2load_not_listening.sh" [=[#!/bin/sh
+echo "listening on 127.0.0.1:1"
+exec tail -f /dev/null
+]=])
+  foreach(case no_service first_call_only h2load_not_listening)
+    if(case STREQUAL "h2load_not_listening")
+      set(server "${OUT_DIR}/${case}.sh")
+      set(expected "h2load against the go-none server on port 1: of h2load's requests, 1 failed")
+    else()
+      set(server "${OUT_DIR}/${case}.py")
+      if(case STREQUAL "no_service")
+        set(expected "one request got 0 bytes of reply")
+      else()
+        set(expected "bytes in its window, fewer than")
+      endif()
+    endif()
+    file(CHMOD "${server}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+    file(REMOVE "${json_file}")
+    execute_process(COMMAND "${BINARY}" --clients=h2load --setups=go-none
+      --sizes=1024 --kinds=records --modes=load --reps=1 --load_budget_ms=300
+      --h2load_warmup_ms=50 "--go_echo_server=${server}" "--out=${json_file}"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(rc EQUAL 0)
+      fail("${case}: the run passed\n${out}")
+    endif()
+    if(NOT err MATCHES "h2load against the go-none server" OR
+        NOT err MATCHES "${expected}" OR
+        NOT err MATCHES "h2load printed:\nrequests: [0-9]+ total" OR
+        NOT err MATCHES "no figures were written")
+      fail("${case}: expected \"${expected}\" and h2load's lines in\n${err}")
     endif()
     if(EXISTS "${json_file}")
       fail("${case}: figures were written")

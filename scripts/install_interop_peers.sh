@@ -2,7 +2,8 @@
 # Installs the peers of the interop suite (test/interop, `ctest -L interop`):
 # grpc-go 1.33.3 and Go, Python grpcio, libnghttp2 (the wire decoder's HPACK),
 # and @grpc/grpc-js with @grpc/proto-loader at the versions locked in
-# test/interop/node/package-lock.json. Idempotent: installs only what is
+# test/interop/node/package-lock.json; and nghttp2's h2load, bench/peers_bench's
+# second client against those peers. Idempotent: installs only what is
 # missing, and `npm ci` reproduces the same node_modules every time.
 # Run as root (or with sudo available) before configuring the build; the Go
 # peers and Python stubs are built by CMake when it finds the tools.
@@ -10,7 +11,7 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 packages="golang-go golang-google-grpc-dev python3-grpcio python3-protobuf
-  libnghttp2-dev protobuf-compiler-grpc pkg-config"
+  libnghttp2-dev nghttp2-client protobuf-compiler-grpc pkg-config"
 # Node from any source will do (Debian's nodejs and npm if none is there).
 command -v node >/dev/null 2>&1 || packages="$packages nodejs"
 command -v npm >/dev/null 2>&1 || packages="$packages npm"

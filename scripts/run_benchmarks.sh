@@ -28,16 +28,17 @@
 #   7. large messages: the codec's default setups at 1, 2, 4 and 16 MiB in
 #      core's slices, and the echo at those sizes for stock, the default
 #      and ISA-L-1: CPU per byte against 1 MiB, page faults per message;
-#   8. the other implementations: one client against gRPC C++ (none, stock
-#      gzip, pooled default, pooled ISA-L-1), grpc-go and grpc-js echo
-#      servers (none and gzip), records and words at 1 KiB to 1 MiB, one
-#      call at a time and 32 at once (bench/peers_bench; needs the interop
-#      peers, scripts/install_interop_peers.sh);
+#   8. the other implementations: our client, and h2load under load,
+#      against gRPC C++ (none, stock gzip, pooled default, pooled ISA-L-1),
+#      grpc-go and grpc-js echo servers (none and gzip), records and words
+#      at 1 KiB to 1 MiB, one call at a time and 32 at once
+#      (bench/peers_bench; needs the interop peers and h2load,
+#      scripts/install_interop_peers.sh);
 # and writes results/benchmarks.md and results/benchmarks.png (1-4),
 # results/decoding.md (5), results/links.md and results/links.png (6),
 # results/large_messages.md (7), results/peers.md and results/peers.png
 # (8), raw JSON in results/raw/. About 8 minutes on a 2-core machine for
-# 1-4, 6 for 5, 13 for 6, 6 for 7 and 13 for 8, plus the
+# 1-4, 6 for 5, 13 for 6, 6 for 7 and 27 for 8, plus the
 # build if there is none, plus the wait for the load to settle at each
 # end of each report's step (about a minute after a busy step).
 #
