@@ -20,6 +20,11 @@
 // over distinct messages too large for the caches (Feed): twice the listed
 // last-level cache, at most 128 MiB, or --cold_feed_bytes. Without a tail,
 // the input is one slice of the same message every time, in cache.
+// --cold_contexts=N has a cold feed's messages go to N writers or readers in
+// turn, as on a sync server whose many threads each keep their own, so that
+// a context is cold too when its next message comes (default 1: the
+// calling thread's pooled one). --sizes=<bytes>,... replaces the sizes, and
+// makes every cell a detail cell.
 //
 // Besides time per op and bytes/s, each benchmark reports heap traffic per
 // op from the malloc interposer linked into this binary, how much of it was
@@ -59,6 +64,7 @@
 #include "codec/settings.h"
 #include "codec_paths.h"
 #include "direct_allocator.h"
+#include "glue/slice_buffers.h"
 #include "message_codec.h"
 #include "payloads.h"
 
@@ -166,12 +172,20 @@ std::string ImplName(Op op, const Impl& impl) {
   return name;
 }
 
+// The message sizes run, and whether every cell is a detail cell (--sizes).
+std::vector<size_t> sizes;
+bool every_cell_detailed = false;
+
+// How many contexts a cold feed rotates over (--cold_contexts).
+size_t cold_contexts = 1;
+
 // Where the decoder matrix and the sliced and cold feeds run: the target
 // payload at the sizes the report weighs. Everywhere would more than
 // double the suite's time.
 bool IsDetailCell(payloads::Kind kind, size_t size) {
-  return kind == payloads::Kind::kRecords &&
-         (size == 1024 || size == 64 * 1024 || size == 1024 * 1024);
+  return every_cell_detailed ||
+         (kind == payloads::Kind::kRecords &&
+          (size == 1024 || size == 64 * 1024 || size == 1024 * 1024));
 }
 
 std::vector<size_t> SlicedLengths(Op op, size_t length) {
@@ -212,7 +226,8 @@ std::vector<Impl> CompressImpls(payloads::Kind kind, size_t size) {
 // Stock and each decoder on zlib-6 (a stock peer's message), each fast
 // backend on its own default output; on the detail cells every decoder on
 // every default encoder in both formats, then what the default setups
-// do with what they receive (the library's gzip decoder), sliced and cold.
+// do with what they receive (the library's gzip decoder), sliced and cold,
+// and the default sender's deflate, cold.
 std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
   std::vector<Impl> impls = {StockImpl()};
   if (!IsDetailCell(kind, size)) {
@@ -238,6 +253,15 @@ std::vector<Impl> DecompressImpls(payloads::Kind kind, size_t size) {
                            DecompressImpl(decoder, kIsal1)};
   for (Feed feed : {Feed::kSliced, Feed::kCold}) {
     for (const Impl& impl : defaults) impls.push_back(impl.With(feed));
+  }
+  // And a deflate message from the default sender, cold: by the library's
+  // deflate decoder, and by zlib, which every fast decoder falls back to.
+  for (Backend deflate_decoder :
+       {pooled_gzip::internal::DefaultDecoder(Format::kDeflate),
+        Backend::kZlib}) {
+    impls.push_back(
+        DecompressImpl(deflate_decoder, kLibdeflate6, Format::kDeflate)
+            .With(Feed::kCold));
   }
   return impls;
 }
@@ -268,6 +292,54 @@ bool RunOp(Op op, const Impl& impl, const CompressOptions& options,
   StockCompress(input, out);
   return true;
 }
+
+// The writers or readers a cold feed rotates over with --cold_contexts: made
+// as the pool makes them, and reset after each message as the pool does.
+// Only the pool's checkout and the traffic counters are left out.
+class ContextRing {
+ public:
+  ContextRing(Op op, const Impl& impl, size_t count) : op_(op) {
+    for (size_t i = 0; i < count; ++i) {
+      if (op == Op::kCompress) {
+        writers_.push_back(pooled_gzip::internal::NewDeflater(
+            {impl.backend, Format::kGzip, impl.level}));
+        ok_ = ok_ && writers_.back() != nullptr;
+      } else {
+        readers_.push_back(
+            pooled_gzip::internal::NewInflater({impl.backend, impl.format}));
+        ok_ = ok_ && readers_.back() != nullptr;
+      }
+    }
+  }
+
+  bool ok() const { return ok_; }
+
+  // One message through the next context in turn; false on error.
+  bool Run(const grpc_slice_buffer& input, grpc_slice_buffer* out) {
+    pooled_gzip::internal::SliceBufferSink sink(out);
+    const auto pieces = pooled_gzip::internal::ViewsOf(input);
+    constexpr size_t kNoLimit = std::numeric_limits<size_t>::max();
+    pooled_gzip::internal::PooledContext* context;
+    absl::Status status;
+    if (op_ == Op::kCompress) {
+      context = writers_[next_].get();
+      status = writers_[next_]->Deflate(pieces, kNoLimit, &sink);
+    } else {
+      context = readers_[next_].get();
+      status = readers_[next_]->Inflate(pieces, kNoLimit, &sink);
+    }
+    next_ =
+        next_ + 1 == std::max(writers_.size(), readers_.size()) ? 0 : next_ + 1;
+    return context->Reset() && status.ok();
+  }
+
+ private:
+  Op op_;
+  std::vector<std::unique_ptr<pooled_gzip::internal::Deflater>> writers_;
+  std::vector<std::unique_ptr<pooled_gzip::internal::Inflater>> readers_;
+  size_t next_ = 0;
+  bool ok_ = true;
+};
 
 CompressOptions OptionsOf(const Impl& impl) {
   CompressOptions options;
@@ -545,6 +617,22 @@ void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,
   // that outputs too rotate through memory instead of reusing one block.
   ColdRotation* rotation =
       impl.feed == Feed::kCold ? &RotationFor(size, count) : nullptr;
+  std::unique_ptr<ContextRing> ring;
+  if (rotation != nullptr && !impl.stock && cold_contexts > 1) {
+    ring = std::make_unique<ContextRing>(op, impl, cold_contexts);
+    // Each context's first message, which allocates, is not timed.
+    for (size_t i = 0; ring->ok() && i < cold_contexts; ++i) {
+      grpc_slice_buffer out;
+      grpc_slice_buffer_init(&out);
+      if (!ring->Run(*inputs[i % count], &out)) ring.reset();
+      grpc_slice_buffer_destroy(&out);
+      if (ring == nullptr) break;
+    }
+    if (ring == nullptr || !ring->ok()) {
+      state.SkipWithError("could not make the contexts to rotate over");
+      return;
+    }
+  }
 
   const uint64_t faults_before = ThreadMinorFaults();
   const AllocCounts before = ReadAllocCounts();
@@ -553,7 +641,9 @@ void BM_Codec(benchmark::State& state, Op op, payloads::Kind kind, size_t size,
     for (auto _ : state) {
       grpc_slice_buffer* out = rotation->outputs[next];
       grpc_slice_buffer_reset_and_unref(out);
-      benchmark::DoNotOptimize(RunOp(op, impl, options, inputs[next], out));
+      benchmark::DoNotOptimize(
+          ring != nullptr ? ring->Run(*inputs[next], out)
+                          : RunOp(op, impl, options, inputs[next], out));
       next = next + 1 == count ? 0 : next + 1;
     }
     rotation->next = next;
@@ -623,6 +713,29 @@ bool ParsePayloads(const std::optional<std::string>& flag,
   return !kinds->empty();
 }
 
+// --sizes=<bytes>,<bytes>,... into `out`, every cell then a detail cell;
+// the benchmarks' own sizes without the flag. False for anything but counts
+// above 0.
+bool ParseSizes(const std::optional<std::string>& flag,
+                std::vector<size_t>* out) {
+  *out = payloads::AllSizes();
+  if (!flag) return true;
+  out->clear();
+  std::string_view list = *flag;
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    size_t size = 0;
+    if (!absl::SimpleAtoi(absl::string_view(list.data(), comma), &size) ||
+        size == 0) {
+      return false;
+    }
+    out->push_back(size);
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  every_cell_detailed = true;
+  return !out->empty();
+}
+
 // Messages past 1 MiB, as core hands them over (1 MiB slices), for the
 // default setups only: what a large message costs per byte against 1 MiB
 // (compress/records/1048576/<impl>/sliced), and its page faults.
@@ -655,7 +768,7 @@ void Register(Op op, payloads::Kind kind, size_t size, const Impl& impl) {
 void RegisterAll(const std::vector<payloads::Kind>& kinds) {
   for (Op op : {Op::kCompress, Op::kDecompress}) {
     for (payloads::Kind kind : kinds) {
-      for (size_t size : payloads::AllSizes()) {
+      for (size_t size : sizes) {
         for (const Impl& impl : op == Op::kCompress
                                     ? CompressImpls(kind, size)
                                     : DecompressImpls(kind, size)) {
@@ -689,6 +802,20 @@ int main(int argc, char** argv) {
       bench::TakeFlag(&argc, argv, "cache_size_file");
   const std::optional<std::string> cold_feed =
       bench::TakeFlag(&argc, argv, "cold_feed_bytes");
+  if (!bench::ParseSizes(bench::TakeFlag(&argc, argv, "sizes"),
+                         &bench::sizes)) {
+    std::fprintf(stderr,
+                 "codec_bench: --sizes takes a list of byte counts above 0\n");
+    return 2;
+  }
+  const std::optional<std::string> contexts =
+      bench::TakeFlag(&argc, argv, "cold_contexts");
+  if (contexts && (!absl::SimpleAtoi(*contexts, &bench::cold_contexts) ||
+                   bench::cold_contexts == 0)) {
+    std::fprintf(stderr,
+                 "codec_bench: --cold_contexts takes a count above 0\n");
+    return 2;
+  }
   bench::cold_bytes = bench::ColdBytesFor(cache_file ? cache_file->c_str()
                                                      : bench::kListedCacheFile);
   if (cold_feed && (!absl::SimpleAtoi(*cold_feed, &bench::cold_bytes) ||
@@ -711,6 +838,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("grpc_version", grpc_version_string());
   benchmark::AddCustomContext("cold_feed_bytes",
                               std::to_string(bench::cold_bytes));
+  benchmark::AddCustomContext("cold_contexts",
+                              std::to_string(bench::cold_contexts));
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -87,10 +87,10 @@ if(STEP STREQUAL "codec")
   # compress: stock + zlib 1, 6, 9 + libdeflate 1, 4, 5, 6, 7, 9 + ISA-L
   # 0..3, and the four default setups cold (sliced is one slice at 1 KiB);
   # decompress: stock + the three decoders on the three default encoders in
-  # gzip and deflate, and what the four default setups decode, sliced and
-  # cold.
-  if(NOT count EQUAL 45)
-    fail("expected 45 benchmark rows, got ${count}")
+  # gzip and deflate, what the four default setups decode, sliced and cold,
+  # and the default sender's deflate by the deflate decoder and zlib, cold.
+  if(NOT count EQUAL 47)
+    fail("expected 47 benchmark rows, got ${count}")
   endif()
   math(EXPR last "${count} - 1")
   set(names "")
@@ -146,9 +146,35 @@ if(STEP STREQUAL "codec")
       decompress/proto/1024/isal@libdeflate-6
       decompress/proto/1024/zlib@isal-1/deflate
       decompress/proto/1024/libdeflate@libdeflate-6/sliced
-      decompress/proto/1024/stock/cold)
+      decompress/proto/1024/stock/cold
+      decompress/proto/1024/isal@libdeflate-6/deflate/cold)
     if(NOT expected IN_LIST names)
       fail("no ${expected} row")
+    endif()
+  endforeach()
+
+  # Sizes of one's own are detail cells, and a cold feed may rotate over
+  # several contexts: each op then reaches every one of them.
+  set(json_file "${OUT_DIR}/codec_bench_contexts.json")
+  file(REMOVE "${json_file}")
+  run("${BINARY}" --payloads=proto --sizes=300 --cold_contexts=4
+    --cold_feed_bytes=1048576
+    "--benchmark_filter=^(de)?compress/proto/300/(libdeflate-6|isal@libdeflate-6/deflate)/cold$"
+    --benchmark_min_time=0.001 "--benchmark_out=${json_file}"
+    --benchmark_out_format=json)
+  file(READ "${json_file}" json)
+  json_query(contexts GET "${json}" context cold_contexts)
+  json_query(count LENGTH "${json}" benchmarks)
+  if(NOT contexts EQUAL 4 OR NOT count EQUAL 2)
+    fail("expected 2 rows over 4 contexts, got ${count} over ${contexts}")
+  endif()
+  foreach(i 0 1)
+    json_query(row GET "${json}" benchmarks ${i})
+    string(JSON error_occurred ERROR_VARIABLE no_error GET "${row}"
+      error_occurred)
+    if(error_occurred)
+      json_query(name GET "${row}" name)
+      fail("${name} reported an error")
     endif()
   endforeach()
 
