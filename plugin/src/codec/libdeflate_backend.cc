@@ -8,6 +8,7 @@
 #include "codec/contiguous_input.h"
 #include "codec/stream_errors.h"
 #include "codec/stream_io.h"
+#include "codec/zlib_backend.h"
 #include "codec/zlib_fallback.h"
 #include "codec/zlib_rules.h"
 
@@ -42,24 +43,38 @@ class LibdeflateDeflater final : public Deflater {
     return compressor_ != nullptr;
   }
 
-  // libdeflate keeps no state between messages.
-  bool Reset() override { return true; }
+  // libdeflate keeps no state between messages; the small writer does.
+  bool Reset() override {
+    if (small_used_) {
+      small_used_ = false;
+      if (!small_->Reset()) small_.reset();
+    }
+    return true;
+  }
 
   size_t HeapBytes() const override {
     return sizeof(*this) + LibdeflateCompressorBytes(level_) +
-           input_.capacity() + output_.capacity();
+           input_.capacity() + output_.capacity() +
+           (small_ != nullptr ? small_->HeapBytes() : 0);
   }
 
   bool FreeBuffers() override {
+    const bool small_freed = small_ != nullptr;
+    small_.reset();
+    small_used_ = false;
     const bool input_freed = input_.Free();
-    return output_.Free() || input_freed;
+    return output_.Free() || input_freed || small_freed;
   }
 
   absl::Status Deflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
+    const size_t size = TotalSize(input);
+    if (size <= kZlibWrittenMessageBytes &&
+        WritesSmallMessagesWithZlib(level_)) {
+      return DeflateSmall(input, max_output_bytes, sink);
+    }
     libdeflate_compressor* c = compressor_.get();
     const bool gzip = format_ == Format::kGzip;
-    const size_t size = TotalSize(input);
     const char* data = Contiguous(input, size, &input_);
     // libdeflate may need room beyond what it produces, so it writes into
     // a buffer of its full bound, and the sink gets a copy.
@@ -83,11 +98,28 @@ class LibdeflateDeflater final : public Deflater {
     return absl::OkStatus();
   }
 
+ private:
+  // Into the sink's chunks with zlib at the same level, made on first use.
+  absl::Status DeflateSmall(Pieces input, size_t max_output_bytes,
+                            ChunkSink* sink) {
+    if (small_ == nullptr) {
+      small_ = NewSizedZlibDeflater(format_, level_, kZlibWrittenMessageBytes);
+      if (small_ == nullptr) {
+        return absl::InternalError(
+            "zlib: no memory for a small-message writer");
+      }
+    }
+    small_used_ = true;
+    return small_->Deflate(input, max_output_bytes, sink);
+  }
+
   Format format_;
   int level_;
   std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor_;
   ReusableBuffer input_;   // a message of several pieces, made contiguous
   ReusableBuffer output_;  // the compressed message, before the sink's copy
+  std::unique_ptr<Deflater> small_;  // messages of kZlibWrittenMessageBytes
+  bool small_used_ = false;          // small_ needs a Reset before the next
 };
 
 class LibdeflateInflater final : public Inflater {
@@ -194,6 +226,10 @@ size_t LibdeflateCompressorBytes(int level) {
 size_t LibdeflateDecompressorBytes() {
   return kLibdeflateBefore125 ? 11560 : 11568;
 }
+
+// Level 1's matchfinder is a third of the others' and its fixed cost a
+// match for zlib's; 10 to 12 have no zlib counterpart.
+bool WritesSmallMessagesWithZlib(int level) { return level >= 2 && level <= 9; }
 
 constexpr BackendMaker kLibdeflateMaker =
     MakerFor<LibdeflateDeflater, LibdeflateInflater>();

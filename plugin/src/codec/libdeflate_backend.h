@@ -1,6 +1,7 @@
 // The libdeflate backend: whole-message deflate, faster than zlib at the
-// same level. Its reader takes plain gzip messages in one call straight
-// into the output, and leaves everything else to zlib.
+// same level but for the smallest messages, which its writer hands to zlib.
+// Its reader takes plain gzip messages in one call straight into the
+// output, and leaves everything else to zlib.
 
 #ifndef POOLED_GZIP_SRC_CODEC_LIBDEFLATE_BACKEND_H_
 #define POOLED_GZIP_SRC_CODEC_LIBDEFLATE_BACKEND_H_
@@ -13,6 +14,14 @@ namespace pooled_gzip {
 namespace internal {
 
 extern const BackendMaker kLibdeflateMaker;
+
+// At the levels WritesSmallMessagesWithZlib names, the writer hands a
+// message of at most this many bytes to zlib at the same level, in a stream
+// sized to it (NewSizedZlibDeflater): libdeflate clears its whole
+// matchfinder for every message, which up to here costs more than zlib's
+// slower search (docs/design.md, "The writers").
+inline constexpr size_t kZlibWrittenMessageBytes = 128;
+bool WritesSmallMessagesWithZlib(int level);
 
 // What libdeflate allocates for a compressor of `level` and for a
 // decompressor: measured, as it does not say (backend_test checks them).

@@ -58,15 +58,42 @@ struct CountedStream {
   size_t heap_bytes = 0;
 };
 
+// The smallest windowBits whose window reaches back over a whole message
+// of `bytes`: zlib's farthest match is 2^windowBits - 262 (MIN_LOOKAHEAD)
+// back.
+constexpr int WindowBitsFor(size_t bytes) {
+  int bits = 9;  // zlib's least for every format
+  while (bits < MAX_WBITS && (size_t{1} << bits) - 262 < bytes) ++bits;
+  return bits;
+}
+
+// The smallest memLevel whose symbol buffer (2^(memLevel + 6), less one,
+// ends a block) holds a message of `bytes`, so that it is one block as at
+// core's memLevel; its hash has 2^(memLevel + 7) heads.
+constexpr int MemLevelFor(size_t bytes) {
+  int level = 1;
+  while (level < MAX_MEM_LEVEL && (size_t{1} << (level + 6)) - 1 < bytes) {
+    ++level;
+  }
+  return level;
+}
+
 class ZlibDeflater final : public Deflater {
  public:
-  ZlibDeflater(Format format, int level) : format_(format), level_(level) {}
+  // Core's parameters but the level: at level 6 the bytes are core's.
+  ZlibDeflater(Format format, int level)
+      : ZlibDeflater(format, level, MAX_WBITS, kCoreMemLevel) {}
+  ZlibDeflater(Format format, int level, int window_bits, int mem_level)
+      : format_(format),
+        level_(level),
+        window_bits_(window_bits),
+        mem_level_(mem_level) {}
   ~ZlibDeflater() override { deflateEnd(&state_.stream); }
 
   bool Init() {
-    // Core's parameters but the level: at level 6 the bytes are core's.
+    const int wrapper = WindowBitsOf(format_) - MAX_WBITS;
     return deflateInit2(&state_.stream, level_, kCoreMethod,
-                        WindowBitsOf(format_), kCoreMemLevel,
+                        wrapper + window_bits_, mem_level_,
                         kCoreStrategy) == Z_OK;
   }
 
@@ -109,6 +136,8 @@ class ZlibDeflater final : public Deflater {
  private:
   Format format_;
   int level_;
+  int window_bits_;
+  int mem_level_;
   CountedStream state_;
 };
 
@@ -183,6 +212,13 @@ class ZlibInflater final : public Inflater {
 }  // namespace
 
 constexpr BackendMaker kZlibMaker = MakerFor<ZlibDeflater, ZlibInflater>();
+
+std::unique_ptr<Deflater> NewSizedZlibDeflater(Format format, int level,
+                                               size_t max_message_bytes) {
+  return NewReady<Deflater, ZlibDeflater>(format, level,
+                                          WindowBitsFor(max_message_bytes),
+                                          MemLevelFor(max_message_bytes));
+}
 
 }  // namespace internal
 }  // namespace pooled_gzip
