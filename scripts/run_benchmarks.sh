@@ -52,13 +52,13 @@
 # machine stops the run with status 3, naming the load; reports of steps
 # already published stay.
 #
-#   scripts/run_benchmarks.sh [--quick] [--noisy] [--decoding] [--links]
-#                             [--large] [--peers]
+#   scripts/run_benchmarks.sh [--quick] [--noisy] [--main] [--decoding]
+#                             [--links] [--large] [--peers]
 #
 # --quick: one repetition, short runs and fewer payload kinds, to try the
 # pipeline in a few minutes (figures are then too noisy to quote).
 # --noisy: publish even when the machine was busy; such a report says so
-# at the top. --decoding: step 5 only. --links: step 6 only. --large: step
+# at the top. --main: steps 1-4 only. --decoding: step 5 only. --links: step 6 only. --large: step
 # 7 only. --peers: step 8 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc);
@@ -91,6 +91,7 @@ link_load_budget_ms=1000
 link_load_warmup_ms=500
 quick=()
 allow_noisy=false
+main_only=false
 links_only=false
 decoding_only=false
 large_only=false
@@ -104,13 +105,14 @@ for arg in "$@"; do
   case "$arg" in
     --quick) quick=(--quick) ;;
     --noisy) allow_noisy=true ;;
+    --main) main_only=true ;;
     --links) links_only=true ;;
     --decoding) decoding_only=true ;;
     --large) large_only=true ;;
     --peers) peers_only=true ;;
     *)
-      echo "usage: $0 [--quick] [--noisy] [--decoding] [--links] [--large]" \
-        "[--peers]" >&2
+      echo "usage: $0 [--quick] [--noisy] [--main] [--decoding] [--links]" \
+        "[--large] [--peers]" >&2
       exit 2
       ;;
   esac
@@ -416,7 +418,10 @@ if ! settle_load && ! $allow_noisy; then
 fi
 rm -rf "$stage"
 mkdir -p "$raw"
-if $peers_only; then
+if $main_only; then
+  build_benchmarks codec_bench codec_cost_bench e2e_bench
+  run_main
+elif $peers_only; then
   build_benchmarks peers_bench
   run_peers
 elif $large_only; then
