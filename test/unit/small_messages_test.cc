@@ -5,8 +5,10 @@
 // of the boundary, in both formats and in pieces. The sized stream's heap
 // counts in the writer's and goes with its buffers.
 
+#include <libdeflate.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
@@ -89,19 +91,26 @@ TEST(SmallMessagesTest, DefaultBytesAreWithinOnePercentOfZlib6) {
   }
 }
 
-TEST(SmallMessagesTest, ZlibWritesUpToTheBoundaryAtLevelsTwoToNine) {
+// Above what libdeflate stores as it is, which costs it no more than a
+// copy, and up to the boundary.
+TEST(SmallMessagesTest, ZlibWritesPastLibdeflatesStoredSizeUpToTheBoundary) {
   const LevelRange levels = LevelsOf(Backend::kLibdeflate);
   for (int level = levels.min; level <= levels.max; ++level) {
     EXPECT_EQ(WritesSmallMessagesWithZlib(level), level >= 2 && level <= 9)
         << "level " << level;
+    const size_t stored = LibdeflateStoredBytes(level);
     for (Format format : kFormats) {
-      for (size_t size : {size_t{0}, kBoundary, kBoundary + 1}) {
+      for (size_t size : {size_t{0}, size_t{1}, stored, stored + 1, kBoundary,
+                          kBoundary + 1}) {
         const std::string message =
             payloads::Make(payloads::Kind::kSource, size, 1);
         const std::string stream =
             Compressed(Backend::kLibdeflate, format, level, message);
-        EXPECT_EQ(WrittenByZlib(stream, format),
-                  size <= kBoundary && WritesSmallMessagesWithZlib(level))
+        const bool by_zlib = size > stored && size <= kBoundary &&
+                             WritesSmallMessagesWithZlib(level);
+        EXPECT_EQ(WritesWithZlib(level, size), by_zlib)
+            << "level " << level << ", " << size << " bytes";
+        EXPECT_EQ(WrittenByZlib(stream, format), by_zlib)
             << "level " << level << ", " << FormatName(format) << ", " << size
             << " bytes";
         std::string plain;
@@ -109,6 +118,33 @@ TEST(SmallMessagesTest, ZlibWritesUpToTheBoundaryAtLevelsTwoToNine) {
         EXPECT_TRUE(plain == message);
       }
     }
+  }
+}
+
+// LibdeflateStoredBytes is the installed libdeflate's own rule: a message of
+// that size comes out as a stored block however well it would compress, one
+// byte more is searched. (Level 0 stores every message.)
+TEST(SmallMessagesTest, LibdeflateStoresUpToLibdeflateStoredBytes) {
+  const LevelRange levels = LevelsOf(Backend::kLibdeflate);
+  for (int level = std::max(levels.min, 1); level <= levels.max; ++level) {
+    libdeflate_compressor* compressor = libdeflate_alloc_compressor(level);
+    ASSERT_NE(compressor, nullptr);
+    const size_t stored = LibdeflateStoredBytes(level);
+    EXPECT_GT(stored, 0u) << "level " << level;
+    for (size_t size : {stored, stored + 1}) {
+      const std::string message(size, 'a');
+      std::string out(libdeflate_deflate_compress_bound(compressor, size),
+                      '\0');
+      const size_t produced = libdeflate_deflate_compress(
+          compressor, message.data(), size, out.data(), out.size());
+      ASSERT_GT(produced, 0u);
+      // The first block's type: bits 1 and 2 of its first byte, 0 stored.
+      const bool is_stored =
+          ((static_cast<unsigned char>(out[0]) >> 1) & 3) == 0;
+      EXPECT_EQ(is_stored, size <= stored)
+          << "level " << level << ", " << size << " bytes of 'a'";
+    }
+    libdeflate_free_compressor(compressor);
   }
 }
 

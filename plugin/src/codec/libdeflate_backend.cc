@@ -69,8 +69,7 @@ class LibdeflateDeflater final : public Deflater {
   absl::Status Deflate(Pieces input, size_t max_output_bytes,
                        ChunkSink* sink) override {
     const size_t size = TotalSize(input);
-    if (size <= kZlibWrittenMessageBytes &&
-        WritesSmallMessagesWithZlib(level_)) {
+    if (WritesWithZlib(level_, size)) {
       return DeflateSmall(input, max_output_bytes, sink);
     }
     libdeflate_compressor* c = compressor_.get();
@@ -230,6 +229,16 @@ size_t LibdeflateDecompressorBytes() {
 // Level 1's matchfinder is a third of the others' and its fixed cost a
 // match for zlib's; 10 to 12 have no zlib counterpart.
 bool WritesSmallMessagesWithZlib(int level) { return level >= 2 && level <= 9; }
+
+size_t LibdeflateStoredBytes(int level) {
+  return level >= 1 && level <= 12 ? 55 - 4 * level : 0;
+}
+
+bool WritesWithZlib(int level, size_t size) {
+  return WritesSmallMessagesWithZlib(level) &&
+         size > LibdeflateStoredBytes(level) &&
+         size <= kZlibWrittenMessageBytes;
+}
 
 constexpr BackendMaker kLibdeflateMaker =
     MakerFor<LibdeflateDeflater, LibdeflateInflater>();
