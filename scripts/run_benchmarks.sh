@@ -58,8 +58,8 @@
 # --quick: one repetition, short runs and fewer payload kinds, to try the
 # pipeline in a few minutes (figures are then too noisy to quote).
 # --noisy: publish even when the machine was busy; such a report says so
-# at the top. --main: steps 1-4 only. --decoding: step 5 only. --links: step 6 only. --large: step
-# 7 only. --peers: step 8 only.
+# at the top. --main: steps 1-4 only. --decoding: step 5 only. --links:
+# step 6 only. --large: step 7 only. --peers: step 8 only.
 # BUILD_DIR (default build-bench) and RESULTS_DIR (default results) override
 # where it builds and writes; JOBS the build's parallelism (default nproc);
 # E2E_BENCH, an e2e_bench already built, skips the build for --links.

@@ -127,16 +127,18 @@ TEST(SmallMessagesTest, ZlibWritesPastLibdeflatesStoredSizeUpToTheBoundary) {
 TEST(SmallMessagesTest, LibdeflateStoresUpToLibdeflateStoredBytes) {
   const LevelRange levels = LevelsOf(Backend::kLibdeflate);
   for (int level = std::max(levels.min, 1); level <= levels.max; ++level) {
-    libdeflate_compressor* compressor = libdeflate_alloc_compressor(level);
+    std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)>
+        compressor(libdeflate_alloc_compressor(level),
+                   libdeflate_free_compressor);
     ASSERT_NE(compressor, nullptr);
     const size_t stored = LibdeflateStoredBytes(level);
     EXPECT_GT(stored, 0u) << "level " << level;
     for (size_t size : {stored, stored + 1}) {
       const std::string message(size, 'a');
-      std::string out(libdeflate_deflate_compress_bound(compressor, size),
+      std::string out(libdeflate_deflate_compress_bound(compressor.get(), size),
                       '\0');
       const size_t produced = libdeflate_deflate_compress(
-          compressor, message.data(), size, out.data(), out.size());
+          compressor.get(), message.data(), size, out.data(), out.size());
       ASSERT_GT(produced, 0u);
       // The first block's type: bits 1 and 2 of its first byte, 0 stored.
       const bool is_stored =
@@ -144,7 +146,6 @@ TEST(SmallMessagesTest, LibdeflateStoresUpToLibdeflateStoredBytes) {
       EXPECT_EQ(is_stored, size <= stored)
           << "level " << level << ", " << size << " bytes of 'a'";
     }
-    libdeflate_free_compressor(compressor);
   }
 }
 
